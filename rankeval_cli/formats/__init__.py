@@ -140,7 +140,8 @@ def checked(batches: Iterable[Batch], name: str) -> Iterator[Batch]:
     """Pass batches through, enforcing the stream invariants every measure relies on.
 
     A group id may not reappear after another group (rows of a group are contiguous),
-    and an item id may not appear twice in one group.
+    and an item id may not appear twice in one group. A repeat of a group more than
+    about 260,000 groups back is reported when the stream ends.
     """
     from .validate import GroupTracker
 
@@ -148,3 +149,4 @@ def checked(batches: Iterable[Batch], name: str) -> Iterator[Batch]:
     for batch in batches:
         tracker.check(batch)
         yield batch
+    tracker.finish()

@@ -2,10 +2,9 @@
 and the documented limits: at most ``MAX_GROUP_ITEMS`` items per group and gold/pred
 values within ±``MAX_ABS_VALUE``.
 
-Group ids are remembered as 64-bit hashes in sorted numpy arrays, so checking a
-million groups costs a few megabytes, not one Python object per group. A hash
-match within a batch is confirmed against the real ids; across batches a
-64-bit collision would be taken for a repeat (odds about 3e-8 for a million groups).
+Group ids are remembered as 64-bit hashes in bounded memory (:mod:`.seen`). A hash
+match within a batch is confirmed against the real ids; across batches a 64-bit
+collision would be taken for a repeat (odds about 3e-8 for a million groups).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import numpy as np
 
 from ..batch import Batch
 from ..errors import DataError
+from .seen import SeenGroups, group_hashes
 
 #: Largest |gold| or |pred| accepted. Far beyond any rank or score, it leaves room for
 #: the arithmetic measures do on values (negation, differences, sums of many values)
@@ -23,12 +23,10 @@ MAX_ABS_VALUE = 1e300
 #: while it is parsed and measured), so this bounds memory; ranking lists in MT and IR
 #: evaluation hold 2 to a few thousand items.
 MAX_GROUP_ITEMS = 1 << 20
-#: Largest run of remembered group hashes (32 MB); bounds the extra memory of a merge.
-MAX_RUN = 1 << 22
 
 
 class GroupTracker:
-    """Remembers the group ids seen so far in one stream.
+    """Checks one stream's batches against the groups seen so far (see :mod:`.seen`).
 
     Of the problems in a batch, the one at the earliest row is reported, so the
     message does not depend on hash order (Python salts string hashes per process).
@@ -36,35 +34,33 @@ class GroupTracker:
 
     def __init__(self, name: str):
         self.name = name
-        self.runs: list[np.ndarray] = []
+        self.seen = SeenGroups()
 
     def check(self, batch: Batch) -> None:
         if batch.n_groups == 0:
             return
-        hashes = _hashes(batch.group)
-        order = np.argsort(hashes)
+        hashes = group_hashes(batch.group)
+        order = np.argsort(hashes, kind="stable")  # equal ids in row order: each repeat pairs with its predecessor
         ordered = hashes[order]
         problems = [p for p in (_limit_problem(batch), self._repeat_problem(batch, order, ordered),
                                 _item_problem(batch)) if p is not None]
         if problems:
+            self.finish()  # a repeat of a spilled group in an earlier batch comes first
             row, message = min(problems, key=lambda p: p[0])
             source, line = batch.row_location(row)
             raise DataError(message, source or self.name, line)
-        self._remember(ordered)
+        first_rows = batch.offsets[:-1][order]
+        lines = np.zeros(len(order), dtype=np.int64) if batch.line is None else batch.line[first_rows]
+        self.seen.add(ordered, lines.astype(np.int64, copy=False))
 
-    def _remember(self, ordered: np.ndarray) -> None:
-        """Add a sorted run; merge runs of similar size, up to MAX_RUN hashes each.
-
-        So there are O(log groups) runs below MAX_RUN, and a merge never needs more
-        than about MAX_RUN hashes of extra memory. A merge sorts the concatenation of
-        two sorted runs in place: timsort ("stable") does it in linear time.
-        """
-        self.runs.append(ordered)
-        while len(self.runs) > 1 and len(self.runs[-2]) <= 2 * len(self.runs[-1]) \
-                and len(self.runs[-2]) + len(self.runs[-1]) <= MAX_RUN:
-            merged = np.concatenate((self.runs.pop(-2), self.runs.pop()))
-            merged.sort(kind="stable")
-            self.runs.append(merged)
+    def finish(self) -> None:
+        """Raise DataError for a group that reappeared too late to be caught batch by batch."""
+        repeat = self.seen.finish()
+        if repeat is not None:
+            line, first = repeat
+            where = f" (it first appeared at line {first})" if first else ""
+            raise DataError(f"a group appears again after other groups{where}; {CONTIGUOUS}",
+                            self.name, line or None)
 
     def _repeat_problem(self, batch: Batch, order: np.ndarray, ordered: np.ndarray):
         """(first row, message) of the earliest group that appeared before, or None.
@@ -78,15 +74,14 @@ class GroupTracker:
             first, second = sorted((int(order[k]), int(order[k + 1])))
             if batch.group[first] == batch.group[second]:
                 repeated[second] = True
-        for run in self.runs:
-            pos = np.searchsorted(run, ordered)
-            hit = (pos < len(run)) & (run[np.minimum(pos, len(run) - 1)] == ordered)
-            repeated[order[hit]] = True
+        repeated[order[self.seen.contains(ordered)]] = True
         if not repeated.any():
             return None
         g = int(np.argmax(repeated))
-        return int(batch.offsets[g]), (f"group {batch.group[g]!r} appears again after other groups "
-                                       "(the rows of a group must be contiguous; sort the input by group)")
+        return int(batch.offsets[g]), f"group {batch.group[g]!r} appears again after other groups ({CONTIGUOUS})"
+
+
+CONTIGUOUS = "the rows of a group must be contiguous; sort the input by group"
 
 
 def check_limits(batch: Batch) -> None:
@@ -123,10 +118,6 @@ def value_out_of_range(column: str, value: float) -> str:
     return f"column {column!r}: {value!r} is outside the supported range [-{MAX_ABS_VALUE:g}, {MAX_ABS_VALUE:g}]"
 
 
-def _hashes(values: np.ndarray) -> np.ndarray:
-    return np.fromiter(map(hash, values.tolist()), dtype=np.int64, count=len(values))
-
-
 def _item_problem(batch: Batch):
     """(row, message) of the earliest second occurrence of an item id in its group, or None.
 
@@ -142,7 +133,7 @@ def _item_problem(batch: Batch):
         if n <= SMALL_GROUP:
             pairs = _small_pairs(batch.item, block.reshape(-1, n))
         else:
-            hashes = _hashes(batch.item) if hashes is None else hashes
+            hashes = group_hashes(batch.item) if hashes is None else hashes
             pairs = _large_pairs(hashes, block, n)
         rows.extend(second for first, second in pairs if batch.item[first] == batch.item[second])
     if not rows:
