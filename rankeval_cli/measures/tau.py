@@ -37,11 +37,12 @@ the observed |Δpred| to maximize the micro or macro score (smallest ε on ties)
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterable
 
 import numpy as np
-from scipy.special import erfc
 
 from ..errors import DataError
 from ..exactsum import ExactSum
@@ -62,6 +63,7 @@ AVERAGES = ("micro", "macro")
 #: Tie calibration holds every pair in memory (about 17 bytes each).
 CALIBRATION_MAX_PAIRS = 20_000_000
 _COUNTS = ("C", "D", "T_h", "T_m", "T_hm")
+_LOG_MAX_FLOAT = math.log(sys.float_info.max)  # e^(-x²) underflows for x² above this
 
 
 def canonical_variant(name: str) -> str:
@@ -115,8 +117,12 @@ def group_tau(variant: str, counts: PairCounts) -> np.ndarray:
 def group_p(variant: str, tau, n) -> np.ndarray:
     """Seed 000 eqs. 3-4: p = erfc(|τ| / sqrt((4n+10)/(9n(n-1))) / √2), n = ranked items.
 
-    NaN for n < 2, undefined tau, and for ``acc-eq``.
+    NaN for n < 2, undefined tau, and for ``acc-eq``. scipy is imported here,
+    not at module level: its import costs about 0.2 s and only per-group rows
+    need a vectorized erfc.
     """
+    from scipy.special import erfc
+
     tau = np.asarray(tau, dtype=np.float64)
     if variant == "acc-eq":
         return np.full(tau.shape, np.nan)
@@ -126,20 +132,34 @@ def group_p(variant: str, tau, n) -> np.ndarray:
 
 
 def set_p(S: float, var_S: float) -> float:
-    """Two-sided normal p of z = ΣS / sqrt(ΣVar(S)); NaN when the variance is 0."""
+    """Two-sided normal p of z = ΣS / sqrt(ΣVar(S)); NaN when the variance is 0.
+
+    ``math.erfc`` (the C library's, no scipy import) is within about 1e-14
+    relative of scipy's ``erfc`` (cephes), not always the same bits; like
+    scipy, p is 0 where e^(-x²) underflows instead of a subnormal number.
+    """
     if not var_S > 0:
         return math.nan
-    return float(erfc(abs(S) / math.sqrt(var_S) / math.sqrt(2)))
+    x = abs(S) / math.sqrt(var_S) / math.sqrt(2)
+    return 0.0 if x * x > _LOG_MAX_FLOAT else math.erfc(x)
 
 
 @dataclass
 class GroupRows:
-    """Per-group results of one batch, in input order."""
+    """Per-group results of one batch, in input order.
+
+    ``p`` is computed on first use (only per-group output needs it).
+    """
 
     group: np.ndarray
     counts: PairCounts
     tau: np.ndarray
-    p: np.ndarray
+    variant: str
+
+    @cached_property
+    def p(self) -> np.ndarray:
+        """Per-group p-values (seed 000 eqs. 3-4), see :func:`group_p`."""
+        return group_p(self.variant, self.tau, self.counts.n)
 
     def records(self) -> list[dict]:
         """One dict per group: group, n, skipped, C, D, T_h, T_m, T_hm, tau, p."""
@@ -204,7 +224,7 @@ class TauAccumulator:
             self.c_den.add(c_denominator(counts.n, np.minimum(counts.gold_distinct, counts.pred_distinct)))
         if self.set_p_value:
             self.var_S.add(counts.var_S())
-        return GroupRows(np.asarray(group, dtype=object), counts, tau, group_p(self.variant, tau, counts.n))
+        return GroupRows(np.asarray(group, dtype=object), counts, tau, self.variant)
 
     def summary(self, epsilon: float | None = None) -> TauSummary:
         t = self.totals
