@@ -235,11 +235,13 @@ def _continues(carry: bytes, block: bytes, header: list[str]) -> bool:
     """
     end = carry.find(b"\n")
     first = carry[:end] if end >= 0 else carry
-    width = len(header)
-    if not block.endswith(b"\n") or not block.isascii() or any(b in block for b in _NOT_PLAIN) \
-            or first.count(b"\t") != width - 1:
+    width, g = len(header), header.index("group")
+    carried = first.split(b"\t")
+    if len(carried) != width or block[:block.find(b"\n")].split(b"\t")[g:g + 1] != carried[g:g + 1]:
+        return False  # the usual answer, found without scanning the block
+    if not block.endswith(b"\n") or not block.isascii() or any(b in block for b in _NOT_PLAIN):
         return False
-    group = first.split(b"\t")[header.index("group")]
+    group = carried[g]
     buf = np.frombuffer(block, dtype=np.uint8)
     seps = np.flatnonzero(buf <= 10)
     if len(seps) % width:
@@ -248,7 +250,6 @@ def _continues(carry: bytes, block: bytes, header: list[str]) -> bool:
     kinds = buf[ends]
     if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 9).all()):
         return False
-    g = header.index("group")
     starts = np.concatenate(([0], ends[:-1, -1] + 1)) if g == 0 else ends[:, g - 1] + 1
     if not (ends[:, g] - starts == len(group)).all():
         return False
