@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from itertools import chain
 from typing import Iterator
 
 import numpy as np
@@ -19,43 +20,73 @@ import numpy as np
 from ..batch import Batch, offsets_from_sizes
 from ..errors import DataError
 from ..textio import iter_lines, source_name
+from .columns import format_numbers
 
 CORE_KEYS = ("group", "items", "gold", "pred")
 GROUPS_PER_BATCH = 8192
 
 
 def read_jsonl(source, **_options) -> Iterator[Batch]:
-    """Stream batches from JSON lines (a path, ``-`` or a file object)."""
+    """Stream batches from JSON lines (a path, ``-`` or a file object).
+
+    The extra keys are those of the first object; every later object must have them.
+    """
     name = source_name(source)
-    pending: list[tuple[int, dict]] = []
+    pending: list[tuple[int, str]] = []
     extras: list[str] | None = None
     for number, text in iter_lines(source):
-        if not text.strip():
-            continue
-        record = _parse_line(text, name, number)
-        if extras is None:
-            extras = [k for k in record if k not in CORE_KEYS]
-        pending.append((number, record))
+        if text.strip():
+            pending.append((number, text))
         if len(pending) >= GROUPS_PER_BATCH:
-            yield _make_batch(pending, extras, name)
+            batch, extras = _batch_of(pending, extras, name)
+            yield batch
             pending = []
     if pending:
-        yield _make_batch(pending, extras, name)
+        yield _batch_of(pending, extras, name)[0]
 
 
-def _parse_line(text: str, name: str, number: int) -> dict:
+def _batch_of(pending: list[tuple[int, str]], extras: list[str] | None, name: str):
+    records = _parse_lines(pending, name)
+    if extras is None:
+        extras = [k for k in records[0] if k not in CORE_KEYS]
+    return _make_batch([n for n, _ in pending], records, extras, name), extras
+
+
+def _parse_lines(pending: list[tuple[int, str]], name: str) -> list[dict]:
+    """The objects of many lines; one decode of ``[line, line, ...]`` when it is plainly valid.
+
+    Whenever that joined text fails or yields another count of values (a line
+    holding ``1, 2``), the lines are decoded one by one so the error names its line.
+    """
     try:
-        record = json.loads(text, parse_constant=_reject_constant)
+        records = _DECODER.decode("[" + ",".join(text for _, text in pending) + "]")
+    except (ValueError, RecursionError):
+        records = None
+    if records is None or len(records) != len(pending):
+        records = [None] * len(pending)
+    for k, (number, text) in enumerate(pending):
+        if type(records[k]) is not dict:
+            records[k] = _decode_line(text, name, number)
+        _check_line(text, records[k], name, number)
+    return records
+
+
+def _decode_line(text: str, name: str, number: int) -> dict:
+    try:
+        record = _DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
         raise DataError(f"invalid JSON: {exc}", name, number) from None
     if not isinstance(record, dict):
         raise DataError("expected a JSON object per line", name, number)
+    return record
+
+
+def _check_line(text: str, record: dict, name: str, number: int) -> None:
     if "\\u" in text and SURROGATE_ESCAPE.search(text):
         _check_escapes(record, name, number)
     for key in ("group", "items", "gold"):
         if key not in record:
             raise DataError(f"object lacks the key {key!r}", name, number)
-    return record
 
 
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
@@ -74,10 +105,63 @@ def _reject_constant(token: str):
     raise ValueError(f"{token} is not allowed; use null for a missing value")
 
 
-def _make_batch(pending, extras, name) -> Batch:
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _make_batch(numbers: list[int], records: list[dict], extras: list[str], name: str) -> Batch:
+    return _plain_batch(numbers, records, extras, name) or _checked_batch(numbers, records, extras, name)
+
+
+def _plain_batch(numbers: list[int], records: list[dict], extras: list[str], name: str) -> Batch | None:
+    """The batch, built from whole flat lists, if every record is plainly valid; else None.
+
+    Plainly valid: the extra keys of the first line, string ids, and lists with one
+    value per item: int, float or null for gold and pred (null or no pred → NaN),
+    strings for extras. Anything else goes to :func:`_checked_batch`, which converts
+    numbers given as ids and reports the first bad value.
+    """
+    keys = set(CORE_KEYS[:3]) | set(extras)
+    if not all(r.keys() - {"pred"} == keys for r in records) or not all(type(r["items"]) is list for r in records):
+        return None
+    sizes = [len(r["items"]) for r in records]
+    groups = [r["group"] for r in records]
+    items = _flat(records, "items", sizes, str)
+    gold, pred = _flat(records, "gold", sizes, float), _flat(records, "pred", sizes, float, missing=True)
+    extra = {k: _flat(records, k, sizes, str) for k in extras}
+    if not all(type(g) is str for g in groups) or any(v is None for v in (items, gold, pred, *extra.values())):
+        return None
+    try:
+        gold, pred = np.array(gold, dtype=np.float64), np.array(pred, dtype=np.float64)
+    except OverflowError:
+        return None
+    if np.isinf(gold).any() or np.isinf(pred).any():
+        return None
+    sizes = np.array(sizes, dtype=np.int64)
+    return Batch(group=np.array(groups, dtype=object), offsets=offsets_from_sizes(sizes),
+                 item=np.array(items, dtype=object), gold=gold, pred=pred,
+                 extra={k: np.array(v, dtype=object) for k, v in extra.items()},
+                 line=np.repeat(np.array(numbers, dtype=np.int64), sizes), source=name)
+
+
+_PLAIN_TYPES = {str: {str}, float: {int, float, type(None)}}
+
+
+def _flat(records, key: str, sizes: list[int], kind, missing: bool = False) -> list | None:
+    """The lists ``record[key]`` of all records joined, or None unless each is plainly valid."""
+    lists = [r.get(key) for r in records]
+    if missing:
+        lists = [[None] * n if v is None else v for v, n in zip(lists, sizes)]
+    if not all(type(v) is list for v in lists) or [len(v) for v in lists] != sizes:
+        return None
+    flat = list(chain.from_iterable(lists))
+    return flat if set(map(type, flat)) <= _PLAIN_TYPES[kind] else None
+
+
+def _checked_batch(numbers: list[int], records: list[dict], extras: list[str], name: str) -> Batch:
+    """The batch, record by record: ids that are numbers become strings, and the first bad value raises."""
     sizes, groups, items, gold, pred, lines = [], [], [], [], [], []
     extra_values: dict[str, list] = {k: [] for k in extras}
-    for number, record in pending:
+    for number, record in zip(numbers, records):
         n = _check_record(record, extras, name, number)
         sizes.append(n)
         groups.append(_text(record["group"], "group", name, number))
@@ -160,26 +244,50 @@ def write_jsonl(batches, out) -> None:
 
 
 def _write_groups(batch: Batch, out) -> None:
-    items = batch.item.tolist()
-    gold = _json_numbers(batch.gold)
-    pred = _json_numbers(batch.pred)
-    extras = {k: v.tolist() for k, v in batch.extra.items()}
-    offsets = batch.offsets.tolist()
-    lines = []
-    for g, group in enumerate(batch.group.tolist()):
-        a, b = offsets[g], offsets[g + 1]
-        record = {"group": group, "items": items[a:b], "gold": gold[a:b], "pred": pred[a:b]}
-        for key, values in extras.items():
-            record[key] = values[a:b]
-        lines.append(json.dumps(record, ensure_ascii=False))
-    if lines:
-        out.write("\n".join(lines) + "\n")
+    if batch.n_groups:
+        columns = [("items", _json_strings(batch.item)), ("gold", _json_numbers(batch.gold)),
+                   ("pred", _json_numbers(batch.pred)), *((k, _json_strings(v)) for k, v in batch.extra.items())]
+        out.write(_json_lines(_json_strings(batch.group), batch.offsets, columns))
 
 
-def _json_numbers(values: np.ndarray) -> list:
-    """Floats as JSON numbers (integral ones as ints), NaN as None."""
-    out = values.tolist()
-    integral = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
-    for i in np.flatnonzero(~np.isfinite(values) | integral).tolist():
-        out[i] = int(out[i]) if integral[i] else None
+def _json_lines(groups: np.ndarray, offsets: np.ndarray, columns: list[tuple[str, np.ndarray]]) -> str:
+    """The text of ``{"group": g, "items": [...], "gold": [...], ...}`` lines, as ``json.dumps`` writes them.
+
+    Every piece of text is put at its place in one array, which is joined once.
+    With k columns, a group of n rows takes 1 + k·(2n + 1) pieces: its opening,
+    then per column each value followed by ", " (nothing after the last), and the
+    column's closing ``], "next": [`` (``]}`` after the last column).
+    """
+    sizes = np.diff(offsets)
+    k = len(columns)
+    starts = np.arange(len(groups)) * (k + 1) + offsets[:-1] * (2 * k)
+    row_group = np.repeat(np.arange(len(groups)), sizes)
+    within = np.arange(offsets[-1]) - offsets[:-1][row_group]
+    separators = np.full(offsets[-1], ", ", dtype=object)
+    separators[within == sizes[row_group] - 1] = ""
+    pieces = np.empty(len(groups) * (k + 1) + offsets[-1] * (2 * k), dtype=object)
+    pieces[starts] = '{"group": ' + groups + f', {_json_string(columns[0][0])}: ['
+    for c, (_, values) in enumerate(columns):
+        column_start = starts + 1 + c * (2 * sizes + 1)
+        value_at = column_start[row_group] + 2 * within
+        pieces[value_at] = values
+        pieces[value_at + 1] = separators
+        pieces[column_start + 2 * sizes] = f'], {_json_string(columns[c + 1][0])}: [' if c + 1 < k else "]}\n"
+    return "".join(pieces.tolist())
+
+
+_json_string = json.encoder.encode_basestring  # json.dumps(text, ensure_ascii=False)
+
+
+def _json_strings(values: np.ndarray) -> np.ndarray:
+    """JSON text of each string; equal strings share one text."""
+    texts = values.tolist()
+    encoded = {text: _json_string(text) for text in dict.fromkeys(texts)}
+    return np.array(list(map(encoded.__getitem__, texts)), dtype=object)
+
+
+def _json_numbers(values: np.ndarray) -> np.ndarray:
+    """JSON text of floats: integral ones as integers, others shortest-repr, NaN as ``null``."""
+    out = format_numbers(values)
+    out[np.isnan(values)] = "null"
     return out
