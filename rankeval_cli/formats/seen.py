@@ -21,8 +21,6 @@ for a repeat (odds about n²/2⁶⁵: 3e-8 for a million groups).
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 
 #: Groups remembered in memory (16 bytes each); older ones are spilled to disk.
@@ -82,6 +80,8 @@ class SeenGroups:
 
     def _write(self, hashes: np.ndarray, lines: np.ndarray) -> None:
         if self.spill is None:
+            import tempfile
+
             self.spill = tempfile.TemporaryFile(prefix="rankeval-groups-")
         self.spill.seek(0, 2)
         self.spilled.append((self.spill.tell(), hashes[::INDEX_STRIDE].copy(), len(hashes)))
