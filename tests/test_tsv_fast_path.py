@@ -121,3 +121,19 @@ def test_holding_blocks_of_a_long_group_changes_nothing(seed, monkeypatch):
                 patch.setattr(tsv, "_continues", lambda *args: False)
                 parsed = _read(data, block_bytes, monkeypatch, fast=True)
             _same(held, parsed)
+
+
+@pytest.mark.parametrize("pool", ["0123456789", "123-", "12.", "1 ", "5+"])
+def test_one_character_columns_match_float(pool):
+    """Columns of one character each (digits: ranks, grades) take a shortcut; others the general path."""
+    rng = random.Random(pool)
+    for _ in range(50):
+        fields = [rng.choice(pool) for _ in range(rng.randint(1, 40))]
+        text = "\t".join(fields).encode()
+        start = np.arange(len(fields)) * 2
+        values, slow = numparse.parse_fields(np.frombuffer(text, dtype=np.uint8), start, start + 1)
+        for field, value, deferred in zip(fields, values.tolist(), slow.tolist()):
+            if deferred:
+                assert field in "-+. "
+            else:
+                assert value == float(field), field

@@ -37,6 +37,10 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
     width = int(length.max()) if n else 0
     if width == 0:
         return values, slow
+    if width == 1 and length.min() == 1:  # one character each: digits are the common case (ranks, grades)
+        digit_value = buf[start] - np.uint8(ZERO)
+        if (digit_value <= 9).all():
+            return digit_value.astype(np.float64), slow
     if width > MAX_DIGITS + 2:
         long = length > MAX_DIGITS + 2
         slow |= long
