@@ -114,31 +114,119 @@ def pair_counts(gold, pred, offsets, *, small: int = SMALL_GROUP) -> PairCounts:
     offsets = np.asarray(offsets, dtype=np.int64)
     present = ~(np.isnan(gold) | np.isnan(pred))
     sizes = np.diff(offsets)
-    n = _group_sums(group_index(offsets), present.astype(np.int64), len(sizes))
-    gold, pred, offsets = gold[present], pred[present], offsets_from_sizes(n)
+    if present.all():
+        n = sizes
+    else:
+        n = _segment_sums(present, offsets)
+        gold, pred = gold[present], pred[present]
+    out = _zero_stats(len(n))
+    for part, compute in ((n <= small, _short_group_counts), (n > small, _long_group_counts)):
+        if part.all():
+            out = compute(gold, pred, n)
+        elif part.any():
+            rows = np.repeat(part, n)
+            for name, values in compute(gold[rows], pred[rows], n[part]).items():
+                out[name][part] = values
+    return PairCounts(n, sizes - n, **out)
+
+
+#: PairCounts fields computed per group by the two paths (all but n and skipped).
+_STATS = ("C", "D", "T_h", "T_m", "T_hm", "gold_distinct", "pred_distinct",
+          "gold_t2", "gold_t3", "gold_t5", "pred_t2", "pred_t3", "pred_t5")
+_FLOAT_STATS = ("gold_t3", "gold_t5", "pred_t3", "pred_t5")
+
+
+def _zero_stats(n_groups) -> dict:
+    return {name: np.zeros(n_groups, np.float64 if name in _FLOAT_STATS else np.int64) for name in _STATS}
+
+
+def _long_group_counts(gold, pred, sizes) -> dict:
+    """Every statistic of groups of any size (no NaN): Knight's method and sorted tie blocks.
+
+    Sorts the whole input four times (dense ranks, tie blocks) plus Knight's
+    merge sort, so the short path is preferred for small groups.
+    """
+    offsets = offsets_from_sizes(sizes)
     groups = group_index(offsets)
     gold_rank, gold_span = _dense_rank(gold)
     pred_rank, pred_span = _dense_rank(pred)
-    gold_stats = _tie_block_stats(groups * gold_span + gold_rank, groups, len(n))
-    pred_stats = _tie_block_stats(groups * pred_span + pred_rank, groups, len(n))
+    gold_stats = _tie_block_stats(groups * gold_span + gold_rank, groups, len(sizes))
+    pred_stats = _tie_block_stats(groups * pred_span + pred_rank, groups, len(sizes))
+    D, T_hm = _knight(gold_rank, pred_rank, pred_span, offsets)
+    T_h = gold_stats[1] // 2 - T_hm
+    T_m = pred_stats[1] // 2 - T_hm
+    C = sizes * (sizes - 1) // 2 - D - T_h - T_m - T_hm
+    return dict(zip(_STATS, (C, D, T_h, T_m, T_hm, gold_stats[0], pred_stats[0], *gold_stats[1:],
+                             *pred_stats[1:])))
 
-    C, D, T_h, T_m, T_hm = (np.zeros(len(n), np.int64) for _ in range(5))
-    short = n <= small
-    if short.any():
-        rows = np.repeat(short, n)
-        for out, part in zip((C, D, T_h, T_m, T_hm),
-                             _counts_broadcast(gold[rows], pred[rows], offsets_from_sizes(n[short]))):
-            out[short] = part
-    long = ~short
-    if long.any():
-        rows = np.repeat(long, n)
-        D[long], T_hm[long] = _knight(gold_rank[rows], pred_rank[rows], pred_span,
-                                      offsets_from_sizes(n[long]))
-        T_h[long] = gold_stats[1][long] // 2 - T_hm[long]
-        T_m[long] = pred_stats[1][long] // 2 - T_hm[long]
-        C[long] = n[long] * (n[long] - 1) // 2 - D[long] - T_h[long] - T_m[long] - T_hm[long]
-    return PairCounts(n, sizes - n, C, D, T_h, T_m, T_hm,
-                      gold_stats[0], pred_stats[0], *gold_stats[1:], *pred_stats[1:])
+
+def _short_group_counts(gold, pred, sizes) -> dict:
+    """Every statistic of short groups (no NaN), all pairs compared at once per group size.
+
+    Groups of one size form a matrix with one column per group and one row per
+    item position, compared pair of positions by pair of positions (chunked to
+    bound memory). Groups of 0 or 1 items have no pair and 0 or 1 tie block.
+    """
+    offsets = offsets_from_sizes(sizes)
+    out = _zero_stats(len(sizes))
+    out["gold_distinct"] = np.minimum(sizes, 1)
+    out["pred_distinct"] = out["gold_distinct"].copy()
+    size_counts = np.bincount(sizes)
+    for size in np.flatnonzero(size_counts[2:]) + 2:
+        gids = np.flatnonzero(sizes == size)
+        later, earlier = np.tril_indices(size, -1)  # pairs (earlier < later) grouped by later
+        step = max(1, _CHUNK_PAIRS // len(later))
+        for start in range(0, len(gids), step):
+            chunk = gids[start:start + step]
+            item_rows = offsets[chunk] + np.arange(size)[:, None]  # row r: item r of every group
+            counts = _position_pair_counts(gold[item_rows], pred[item_rows], earlier, later)
+            for name, values in counts.items():
+                out[name][chunk] = values
+    return out
+
+
+def _position_pair_counts(gold, pred, earlier, later) -> dict:
+    """Statistics of groups of one size k from (k, groups) matrices of gold and pred.
+
+    ``earlier``/``later`` list the position pairs i < j, grouped by j as
+    ``np.tril_indices(k, -1)`` orders them. A pair tied in neither is
+    discordant when gold and pred order it differently.
+    """
+    g_i, g_j, p_i, p_j = gold[earlier], gold[later], pred[earlier], pred[later]
+    tie_g, tie_p = g_i == g_j, p_i == p_j  # == also ties inf with inf, like _cmp
+    T_hm = _count(tie_g & tie_p)
+    T_h, T_m = _count(tie_g) - T_hm, _count(tie_p) - T_hm
+    D = _count(((g_i < g_j) != (p_i < p_j)) & ~(tie_g | tie_p))
+    C = len(earlier) - D - T_h - T_m - T_hm
+    gold_stats = _position_tie_stats(tie_g, T_h + T_hm, len(gold))
+    pred_stats = _position_tie_stats(tie_p, T_m + T_hm, len(gold))
+    return dict(zip(_STATS, (C, D, T_h, T_m, T_hm, gold_stats[0], pred_stats[0], *gold_stats[1:],
+                             *pred_stats[1:])))
+
+
+def _position_tie_stats(tied, tied_pairs, k):
+    """#blocks, Σt(t-1), Σt(t-1)(t-2), Σt(t-1)(2t+5) over tie blocks, from pair ties.
+
+    ``tied`` has one row per position pair (i < j, grouped by j). Let e_j be
+    the number of earlier items tied with item j: within a block of t items
+    these are 0, 1, ..., t-1, so the block has one item with e = 0,
+    Σ e = t(t-1)/2 and Σ e(e-1) = t(t-1)(t-2)/3; t(t-1)(2t+5) is
+    2·t(t-1)(t-2) + 9·t(t-1).
+    """
+    blocks = np.full(tied.shape[1], k, np.int64)
+    e_e1 = np.zeros(tied.shape[1], np.int64)  # Σ e(e-1)
+    for j in range(1, k):
+        e = _count(tied[j * (j - 1) // 2:j * (j + 1) // 2])  # the pairs (0..j-1, j)
+        blocks -= e > 0
+        e_e1 += e * (e - 1)
+    t2 = 2 * tied_pairs
+    t3 = 3 * e_e1.astype(np.float64)
+    return blocks, t2, t3, 2 * t3 + 9 * t2
+
+
+def _count(flags):
+    """Number of True per column."""
+    return flags.sum(axis=0, dtype=np.int64)
 
 
 def pair_table(gold, pred, offsets):
@@ -174,27 +262,6 @@ def pair_table(gold, pred, offsets):
 def _cmp(a, b):
     """sign(b - a) as int8, exact also for infinite values."""
     return (b > a).astype(np.int8) - (b < a).astype(np.int8)
-
-
-def _counts_broadcast(gold, pred, offsets):
-    """(C, D, T_h, T_m, T_hm) by comparing all pairs, groups bucketed by size."""
-    sizes = np.diff(offsets)
-    out = np.zeros((5, len(sizes)), np.int64)
-    for size in np.unique(sizes[sizes >= 2]):
-        gids = np.flatnonzero(sizes == size)
-        i, j = np.triu_indices(size, 1)
-        step = max(1, _CHUNK_PAIRS // len(i))
-        for start in range(0, len(gids), step):
-            chunk = gids[start:start + step]
-            rows = offsets[chunk][:, None]
-            dg = _cmp(gold[rows + i], gold[rows + j])
-            dp = _cmp(pred[rows + i], pred[rows + j])
-            tie_g, tie_p = dg == 0, dp == 0
-            both = (tie_g & tie_p).sum(axis=1)
-            prod = dg * dp
-            out[:, chunk] = ((prod > 0).sum(axis=1), (prod < 0).sum(axis=1),
-                             tie_g.sum(axis=1) - both, tie_p.sum(axis=1) - both, both)
-    return tuple(out)
 
 
 def _knight(gold_rank, pred_rank, pred_span, offsets):
@@ -296,6 +363,12 @@ def _tie_block_stats(keys, groups, n_groups):
             _group_sums(block_group, t * (t - 1), n_groups),
             np.bincount(block_group, weights=tf * (tf - 1) * (tf - 2), minlength=n_groups).astype(np.float64),
             np.bincount(block_group, weights=tf * (tf - 1) * (2 * tf + 5), minlength=n_groups).astype(np.float64))
+
+
+def _segment_sums(values, offsets):
+    """Exact int64 sums of ``values`` over rows ``offsets[g]:offsets[g+1]``."""
+    cum = np.concatenate(([0], np.cumsum(values, dtype=np.int64)))
+    return cum[offsets[1:]] - cum[offsets[:-1]]
 
 
 def _group_sums(sorted_index, values, n_groups):

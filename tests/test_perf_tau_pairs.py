@@ -1,0 +1,102 @@
+"""The short-group path of pair_counts (position-pair matrices per group size) against the
+general path (dense ranks, sorted tie blocks, Knight's merge), a slow pair loop and scipy."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from rankeval_cli.batch import offsets_from_sizes
+from rankeval_cli.measures.pairs import PairCounts, pair_counts
+from rankeval_cli.measures.tau import group_tau
+
+from test_pairs import COUNTS, slow_blocks, slow_counts
+
+SHORT, GENERAL = 10**9, 0  # values of ``small`` forcing one path
+
+
+def random_batch(rng, n_groups, max_size):
+    """Groups of 1..max_size items with ties (few levels per group), NaNs, ±inf and -0.0."""
+    sizes = rng.integers(1, max_size + 1, size=n_groups)
+    levels = np.repeat(rng.choice([1, 2, 3, 5, 10, 1000], size=n_groups), sizes)
+    n = int(sizes.sum())
+    gold = np.floor(rng.random(n) * levels) - 1
+    pred = np.floor(rng.random(n) * levels) * 0.5 - 0.5
+    for values in (gold, pred):
+        values[rng.random(n) < 0.04] = np.nan
+        values[rng.random(n) < 0.01] = np.inf
+        values[rng.random(n) < 0.01] = -np.inf
+        values[values == 0] = np.where(rng.random(int((values == 0).sum())) < 0.5, -0.0, 0.0)
+    return gold, pred, offsets_from_sizes(sizes)
+
+
+def assert_same(a: PairCounts, b: PairCounts):
+    for f in fields(PairCounts):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        assert x.dtype == y.dtype, f.name
+        np.testing.assert_array_equal(x, y, err_msg=f.name)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_short_path_equals_general_path_on_thousands_of_groups(seed):
+    rng = np.random.default_rng(100 + seed)
+    gold, pred, offsets = random_batch(rng, 4000, 40)
+    general = pair_counts(gold, pred, offsets, small=GENERAL)
+    assert_same(pair_counts(gold, pred, offsets, small=SHORT), general)
+    assert_same(pair_counts(gold, pred, offsets), general)  # mixed: short ≤ 24 < long
+    assert_same(pair_counts(gold, pred, offsets, small=7), general)
+
+
+def test_every_size_equals_slow_loop():
+    rng = np.random.default_rng(7)
+    gold, pred, offsets = random_batch(rng, 3000, 40)
+    c = pair_counts(gold, pred, offsets, small=SHORT)
+    for g in range(len(offsets) - 1):
+        gg, pp = gold[offsets[g]:offsets[g + 1]], pred[offsets[g]:offsets[g + 1]]
+        assert tuple(int(getattr(c, k)[g]) for k in COUNTS) == slow_counts(gg, pp)
+        keep = ~(np.isnan(gg) | np.isnan(pp))
+        assert (c.gold_distinct[g], c.gold_t2[g], c.gold_t3[g], c.gold_t5[g]) == slow_blocks(gg[keep].tolist())
+        assert (c.pred_distinct[g], c.pred_t2[g], c.pred_t3[g], c.pred_t5[g]) == slow_blocks(pp[keep].tolist())
+        assert c.n[g] == keep.sum() and c.skipped[g] == len(gg) - keep.sum()
+
+
+def test_groups_without_pairs_and_empty_input():
+    c = pair_counts([1.0, np.nan, 2.0, np.nan, np.nan], [1.0, 1.0, np.nan, np.nan, 3.0], [0, 0, 1, 3, 5])
+    assert c.n.tolist() == [0, 1, 0, 0] and c.skipped.tolist() == [0, 0, 2, 2]
+    assert c.gold_distinct.tolist() == c.pred_distinct.tolist() == [0, 1, 0, 0]
+    assert_same(c, pair_counts([1.0, np.nan, 2.0, np.nan, np.nan], [1.0, 1.0, np.nan, np.nan, 3.0],
+                               [0, 0, 1, 3, 5], small=GENERAL))
+    assert len(pair_counts([], [], [0])) == 0
+
+
+def test_one_size_in_several_chunks(monkeypatch):
+    from rankeval_cli.measures import pairs
+
+    rng = np.random.default_rng(3)
+    gold, pred, offsets = random_batch(rng, 500, 12)
+    expected = pair_counts(gold, pred, offsets)
+    monkeypatch.setattr(pairs, "_CHUNK_PAIRS", 100)
+    assert_same(pair_counts(gold, pred, offsets), expected)
+
+
+def test_tau_b_equals_scipy_per_group():
+    rng = np.random.default_rng(12)
+    gold, pred, offsets = random_batch(rng, 2000, 30)
+    finite = np.isfinite(gold) | np.isnan(gold), np.isfinite(pred) | np.isnan(pred)
+    gold, pred = np.where(finite[0], gold, 7.0), np.where(finite[1], pred, 7.0)  # scipy ranks inf oddly
+    taus = group_tau("b", pair_counts(gold, pred, offsets))
+    checked = 0
+    for g in range(len(offsets) - 1):
+        sl = slice(offsets[g], offsets[g + 1])
+        keep = ~(np.isnan(gold[sl]) | np.isnan(pred[sl]))
+        x, y = gold[sl][keep], pred[sl][keep]
+        if len(x) < 2 or len(set(x.tolist())) < 2 or len(set(y.tolist())) < 2:
+            assert math.isnan(taus[g]) or len(x) >= 2
+            continue
+        assert taus[g] == pytest.approx(kendalltau(x, y).statistic, rel=1e-12, abs=1e-15)
+        checked += 1
+    assert checked > 1000
