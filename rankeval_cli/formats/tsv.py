@@ -237,8 +237,9 @@ def _continues(carry: bytes, block: bytes, header: list[str]) -> bool:
     first = carry[:end] if end >= 0 else carry
     width, g = len(header), header.index("group")
     carried = first.split(b"\t")
-    if len(carried) != width or block[:block.find(b"\n")].split(b"\t")[g:g + 1] != carried[g:g + 1]:
-        return False  # the usual answer, found without scanning the block
+    last_line = block[block.rfind(b"\n", 0, len(block) - 1) + 1:]
+    if len(carried) != width or last_line.split(b"\t")[g:g + 1] != carried[g:g + 1]:
+        return False  # the usual answer (a block ends in a later group), found without scanning it
     if not block.endswith(b"\n") or not block.isascii() or any(b in block for b in _NOT_PLAIN):
         return False
     group = carried[g]
