@@ -22,28 +22,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranks import normalize_ranks
-from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, prepare_group, segment_reduce, segment_sum,
-                   stream, summarize)
+from ..batch import group_index
+from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, prepare_group, ranks_within_groups, segment_reduce,
+                   segment_sum, sort_within_groups, stream, summarize)
 
 
 def rankdcg_values(prep: Prepared) -> np.ndarray:
     """rankDCG per group (NaN when all gold values are equal or the group is empty)."""
     g = prep.n_groups
-    from_top = normalize_ranks(prep.gold_rank, prep.offsets, ties="minimize")
+    # ideal order: best gold first; from_top is a monotone function of gold_rank, so
+    # sorting by either gives the same (stable) order
+    ideal = sort_within_groups(prep.offsets, prep.gold_rank)
+    from_top = ranks_within_groups(prep.gold_rank, prep.offsets, "minimize", order=ideal)
     distinct = segment_reduce(np.maximum, from_top, prep.offsets, 0.0)
     rel = distinct[prep.group] - from_top + 1
-    ideal = np.lexsort((from_top, prep.group))
-    worst_first = np.lexsort((-from_top, prep.group))
     discount = from_top[ideal]  # D of each position slot
     gained = block_mean(rel, prep) if prep.tie_policy == "expected" else rel
+    ideal_rel = rel[ideal]
     score = segment_sum(gained / discount, prep.group, g)
-    top = segment_sum(rel[ideal] / discount, prep.group, g)
-    bottom = segment_sum(rel[worst_first] / discount, prep.group, g)
+    top = segment_sum(ideal_rel / discount, prep.group, g)
+    bottom = segment_sum(ideal_rel[_reversed_within_groups(prep.offsets)] / discount, prep.group, g)
     out = np.full(g, np.nan)
     ok = distinct > 1
     out[ok] = (score[ok] - bottom[ok]) / (top[ok] - bottom[ok])
     return out
+
+
+def _reversed_within_groups(offsets: np.ndarray) -> np.ndarray:
+    """Row order reversing every group: the worst-first order of values sorted best first
+    (rel is equal within a tie block, so the rel values are those of a sort by −rel)."""
+    groups = group_index(offsets)
+    return offsets[groups] + offsets[groups + 1] - 1 - np.arange(len(groups))
 
 
 def rankdcg(gold, pred, *, tie_policy: str = DEFAULT_TIE_POLICY, relevance: str = "ranks",

@@ -1,0 +1,160 @@
+"""The bucketed sorts of measures/ties.py against the global lexsort they replace.
+
+``ties.sort_within_groups`` sorts short groups in (n_groups × k) matrices, one per
+group size, and long groups by one lexsort; ``ties.ranks_within_groups`` derives
+ceiling and dense ranks from it; ``prepare``, NDCG's ideal order and rankDCG use
+them. Every result must be bit for bit what the old whole-batch lexsort code gave:
+the old code is kept here as the reference and compared with ``array_equal`` on
+thousands of random groups of every size 0..40 (plus long ones), with ties, NaN
+gold and NaN predictions, for every tie policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankeval_cli.batch import group_index, offsets_from_sizes
+from rankeval_cli.batch import sort_within_groups as global_sort
+from rankeval_cli.measures import dcg, rankdcg, ties
+from rankeval_cli.ranks import normalize_ranks
+
+POLICIES = ("pessimistic", "optimistic", "expected")
+
+
+def random_sizes(rng, n_groups, shape="mixed"):
+    """Group sizes: ``mixed`` 0..40 with a few beyond the small-group limit, ``uniform``
+    all equal (1..40), ``short`` 0..COUNT_GROUP (the counted ceiling ranks)."""
+    if shape == "uniform":
+        return np.full(n_groups, int(rng.integers(1, 41)))
+    if shape == "short":
+        return rng.integers(0, ties.COUNT_GROUP + 1, n_groups)
+    sizes = rng.integers(0, 41, n_groups)
+    long = rng.random(n_groups) < 0.01
+    sizes[long] = rng.integers(ties.SMALL_GROUP + 1, 3 * ties.SMALL_GROUP, int(long.sum()))
+    return sizes
+
+
+SHAPES = ("mixed", "uniform", "short")
+
+
+def tied_values(rng, n, levels=None):
+    """Values with many ties, some ±0.0 and ±inf, no NaN."""
+    levels = levels or int(rng.integers(1, 9))
+    values = rng.integers(0, levels, n).astype(np.float64) - levels // 2
+    values[values == 0] *= np.where(rng.random(int((values == 0).sum())) < 0.5, -1.0, 1.0)
+    values[rng.random(n) < 0.03] = np.inf
+    values[rng.random(n) < 0.03] = -np.inf
+    return values
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("n_keys", [1, 2, 3])
+def test_sort_within_groups_is_the_global_lexsort(shape, n_keys):
+    rng = np.random.default_rng([n_keys, len(shape)])
+    for _ in range(40):
+        offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 200)), shape))
+        keys = [tied_values(rng, int(offsets[-1])) for _ in range(n_keys)]
+        np.testing.assert_array_equal(ties.sort_within_groups(offsets, *keys), global_sort(offsets, *keys))
+
+
+def test_sort_within_groups_edge_cases():
+    empty = np.zeros(1, np.int64)
+    assert len(ties.sort_within_groups(empty, np.zeros(0))) == 0
+    offsets = np.array([0, 0, 3, 3, 4, 4, 7], np.int64)  # empty groups between runs of size 3
+    key = np.array([3.0, 1, 2, 9, 2, 2, 1])
+    np.testing.assert_array_equal(ties.sort_within_groups(offsets, key), [1, 2, 0, 3, 6, 4, 5])
+    np.testing.assert_array_equal(ties.sort_within_groups(offsets, key), global_sort(offsets, key))
+
+
+@pytest.mark.parametrize("mode", ["ceiling", "minimize"])
+def test_ranks_within_groups_are_normalize_ranks(mode):
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 200)), SHAPES[trial % 3]))
+        values = tied_values(rng, int(offsets[-1]))
+        np.testing.assert_array_equal(ties.ranks_within_groups(values, offsets, mode),
+                                      normalize_ranks(values, offsets, mode))
+
+
+# ---- the old whole-batch code, kept as the reference ----------------------------------
+
+def old_prepare(gold, pred, offsets, relevance, tie_policy, missing_pred):
+    """``ties.prepare`` before the bucketed sorts (normalize_ranks and one lexsort)."""
+    n_groups = len(offsets) - 1
+    blank = np.isnan(gold)
+    no_pred = np.isnan(pred) & ~blank
+    keep = ~blank & ~no_pred if missing_pred == "drop" else ~blank
+    rows = np.flatnonzero(keep)
+    groups = group_index(offsets)[rows]
+    kept_offsets = offsets_from_sizes(np.bincount(groups, minlength=n_groups))
+    g, p = gold[rows], pred[rows]
+    if relevance == "ranks":
+        gold_rank = normalize_ranks(g, kept_offsets, ties="ceiling")
+        rel = np.diff(kept_offsets)[groups] - gold_rank + 1
+        relevant = gold_rank == ties.segment_reduce(np.minimum, gold_rank, kept_offsets, np.inf)[groups]
+    else:
+        gold_rank = normalize_ranks(g, kept_offsets, ties="ceiling", higher_better=True)
+        rel, relevant = g, g > 0
+    pred_key = np.where(np.isnan(p), np.inf, p)
+    order = np.lexsort((-rel if tie_policy == "optimistic" else rel, pred_key, groups))
+    sorted_groups = groups[order]
+    pos = np.arange(len(order)) - kept_offsets[sorted_groups] + 1
+    starts = ties.tie_block_starts(pred_key[order], sorted_groups)
+    block = np.cumsum(starts) - 1
+    return dict(offsets=kept_offsets, group=sorted_groups, pos=pos, rel=rel[order], relevant=relevant[order],
+                gold=g[order], gold_rank=gold_rank[order], block=block, block_first=pos[starts][block],
+                block_size=np.bincount(block)[block] if len(block) else block.copy(), row=rows[order])
+
+
+def old_idcg_order(prep):
+    return np.lexsort((-prep.rel, prep.group))
+
+
+def old_rankdcg(prep):
+    g = prep.n_groups
+    from_top = normalize_ranks(prep.gold_rank, prep.offsets, ties="minimize")
+    distinct = ties.segment_reduce(np.maximum, from_top, prep.offsets, 0.0)
+    rel = distinct[prep.group] - from_top + 1
+    ideal = np.lexsort((from_top, prep.group))
+    worst_first = np.lexsort((-from_top, prep.group))
+    discount = from_top[ideal]
+    gained = ties.block_mean(rel, prep) if prep.tie_policy == "expected" else rel
+    score = ties.segment_sum(gained / discount, prep.group, g)
+    top = ties.segment_sum(rel[ideal] / discount, prep.group, g)
+    bottom = ties.segment_sum(rel[worst_first] / discount, prep.group, g)
+    out = np.full(g, np.nan)
+    ok = distinct > 1
+    out[ok] = (score[ok] - bottom[ok]) / (top[ok] - bottom[ok])
+    return out
+
+
+def random_batch_arrays(rng, shape):
+    offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 300)), shape))
+    n = int(offsets[-1])
+    gold = rng.integers(0, int(rng.integers(1, 7)), n).astype(np.float64)
+    pred = rng.integers(0, int(rng.integers(1, 7)), n).astype(np.float64)
+    gold[rng.random(n) < 0.1] = np.nan
+    pred[rng.random(n) < 0.1] = np.nan
+    return gold, pred, offsets
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("relevance", ["ranks", "grades"])
+@pytest.mark.parametrize("missing_pred", ["drop", "last"])
+def test_prepare_and_kernels_match_the_old_code(policy, relevance, missing_pred, monkeypatch):
+    rng = np.random.default_rng([len(policy), len(relevance), len(missing_pred)])
+    for trial in range(25):
+        gold, pred, offsets = random_batch_arrays(rng, SHAPES[trial % 3])
+        prep = ties.prepare(gold, pred, offsets, relevance=relevance, tie_policy=policy, missing_pred=missing_pred)
+        for name, expected in old_prepare(gold, pred, offsets, relevance, policy, missing_pred).items():
+            np.testing.assert_array_equal(getattr(prep, name), expected, err_msg=name)
+        np.testing.assert_array_equal(ties.sort_within_groups(prep.offsets, -prep.rel), old_idcg_order(prep))
+        np.testing.assert_array_equal(rankdcg.rankdcg_values(prep), old_rankdcg(prep))
+        for k in (None, 3):
+            fast = dcg.ndcg_values(prep, k), dcg.dcg_values(prep, k, "linear")
+            with monkeypatch.context() as m:
+                m.setattr(dcg, "sort_within_groups", global_sort)
+                np.testing.assert_array_equal(fast[0], dcg.ndcg_values(prep, k))
+                np.testing.assert_array_equal(fast[1], dcg.dcg_values(prep, k, "linear"))
+
