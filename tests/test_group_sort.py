@@ -158,3 +158,12 @@ def test_prepare_and_kernels_match_the_old_code(policy, relevance, missing_pred,
                 np.testing.assert_array_equal(fast[0], dcg.ndcg_values(prep, k))
                 np.testing.assert_array_equal(fast[1], dcg.dcg_values(prep, k, "linear"))
 
+
+def test_report_builds_group_rows_only_when_asked():
+    from rankeval_cli.commands.report import Report
+    from slow_rank_measures import make_batch, random_groups
+
+    groups = random_groups(np.random.default_rng(5), 40)
+    assert Report().add(make_batch(groups)) is None
+    rows = Report().add(make_batch(groups), per_group=True)
+    assert len(rows) == 40 and set(rows[0]) >= {"group", "n", "skipped", "tau", "rr", "ndcg", "err", "rankdcg"}

@@ -54,7 +54,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     with _common.output_stream(output) as out:
         rows_out = RecordWriter(out, output_format) if per_group else None
         for batch in _position.oriented(batches, scores, relevance):
-            rows = report.add(batch)
+            rows = report.add(batch, per_group=per_group)
             if rows_out:
                 rows_out.write_many(rows)
         _position.write_summary(out, report.records(), output_format, per_group)
@@ -92,8 +92,9 @@ class Report:
     def missing_pred(self) -> int:
         return self.bph.missing_pred
 
-    def add(self, batch) -> list[dict]:
-        """Add one batch; returns its per-group rows."""
+    def add(self, batch, per_group: bool = False) -> list[dict] | None:
+        """Add one batch; returns its per-group rows with ``per_group`` (a dict per group
+        costs more than every measure together, so they are built only when written)."""
         import numpy as np
 
         from ..measures import dcg, err, rankdcg, rr, simple
@@ -117,6 +118,8 @@ class Report:
         best = self.bph.add(prep)
         if self.kept is not None:
             self._keep(tau_rows, values, prep, best)
+        if not per_group:
+            return None
         return _position.group_records(batch, prep, {"tau": np.asarray(tau_rows.tau), **values,
                                                      "best_predicted": best})
 
