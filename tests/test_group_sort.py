@@ -159,6 +159,35 @@ def test_prepare_and_kernels_match_the_old_code(policy, relevance, missing_pred,
                 np.testing.assert_array_equal(fast[1], dcg.dcg_values(prep, k, "linear"))
 
 
+# ---- aggregate: item numbering ----------------------------------------------------------
+
+def old_indices(index: dict, items: np.ndarray) -> np.ndarray:
+    """PairCounter._indices before the dict factorization (np.unique over the ids)."""
+    uniq, inverse = np.unique(items, return_inverse=True)
+    for item in uniq.tolist():
+        index.setdefault(item, len(index))
+    return np.array([index[item] for item in uniq.tolist()], dtype=np.int64)[inverse.reshape(-1)]
+
+
+def test_pair_counter_numbers_items_as_before():
+    from rankeval_cli.aggregate.pairwise import PairCounter
+    from rankeval_cli.batch import Batch
+
+    rng = np.random.default_rng(3)
+    counter, reference = PairCounter("gold"), {}
+    names = np.array([f"sys{i}" for i in rng.permutation(60)], dtype=object)
+    for _ in range(30):
+        sizes = rng.integers(1, 12, int(rng.integers(1, 50)))
+        offsets = offsets_from_sizes(sizes)
+        items = names[rng.integers(0, int(rng.integers(1, 61)), int(offsets[-1]))]
+        gold = rng.integers(1, 5, len(items)).astype(np.float64)
+        batch = Batch(group=np.arange(len(sizes)).astype(str).astype(object), offsets=offsets, item=items,
+                      gold=gold, pred=np.full(len(items), np.nan))
+        ranked = np.ones(len(items), bool)
+        np.testing.assert_array_equal(counter._indices(items, batch, ranked), old_indices(reference, items))
+        assert list(counter.index) == list(reference)
+
+
 def test_report_builds_group_rows_only_when_asked():
     from rankeval_cli.commands.report import Report
     from slow_rank_measures import make_batch, random_groups
