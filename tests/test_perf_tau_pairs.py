@@ -100,3 +100,54 @@ def test_tau_b_equals_scipy_per_group():
         assert taus[g] == pytest.approx(kendalltau(x, y).statistic, rel=1e-12, abs=1e-15)
         checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("levels", [2, 50, 10**6])
+def test_inversions_equal_quadratic_count_around_powers_of_two(levels):
+    from rankeval_cli.measures.pairs import _inversions
+
+    rng = np.random.default_rng(levels)
+    sizes = np.array([0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257])
+    sizes = rng.permutation(np.concatenate([sizes, rng.integers(0, 300, 30)]))
+    values = rng.integers(0, levels, int(sizes.sum()))
+    offsets = offsets_from_sizes(sizes)
+    got = _inversions(values, offsets)
+    for g in range(len(sizes)):
+        v = values[offsets[g]:offsets[g + 1]]
+        assert got[g] == int(np.triu(v[:, None] > v[None, :], 1).sum())
+
+
+@pytest.mark.parametrize("case", ["few groups, many ties", "many groups, distinct values"])
+def test_general_path_tie_blocks_by_count_and_by_sort_equal_slow_loop(case):
+    """_tie_block_stats counts blocks with bincount when keys span little, else sorts; both are checked."""
+    from rankeval_cli.measures import pairs
+
+    rng = np.random.default_rng(21)
+    if case == "few groups, many ties":
+        sizes = rng.integers(30, 400, 6)
+        gold = rng.integers(0, 9, sizes.sum()).astype(float)
+        pred = rng.integers(0, 4, sizes.sum()) * 0.25
+    else:
+        sizes = rng.integers(25, 60, 300)
+        gold = rng.random(sizes.sum())
+        pred = np.round(rng.random(sizes.sum()), 2)
+    offsets = offsets_from_sizes(sizes)
+    gold_rank, span = pairs._dense_rank(gold)
+    keys = np.repeat(np.arange(len(sizes)), sizes) * span + gold_rank
+    assert (keys.max() < 2 * len(keys)) == (case == "few groups, many ties")
+    c = pair_counts(gold, pred, offsets, small=GENERAL)
+    for g in range(len(sizes)):
+        gg, pp = gold[offsets[g]:offsets[g + 1]].tolist(), pred[offsets[g]:offsets[g + 1]].tolist()
+        assert (c.gold_distinct[g], c.gold_t2[g], c.gold_t3[g], c.gold_t5[g]) == slow_blocks(gg)
+        assert (c.pred_distinct[g], c.pred_t2[g], c.pred_t3[g], c.pred_t5[g]) == slow_blocks(pp)
+        if g < 40:
+            assert tuple(int(getattr(c, k)[g]) for k in COUNTS) == slow_counts(gg, pp)
+
+
+def test_one_long_group_tau_b_equals_scipy():
+    rng = np.random.default_rng(5)
+    for levels in (3, 100, 10**9):
+        x = rng.integers(0, levels, 50000).astype(float)
+        y = np.round(x / levels + rng.normal(0, 0.5, len(x)), 1)
+        tau_b = group_tau("b", pair_counts(x, y, [0, len(x)]))[0]
+        assert tau_b == pytest.approx(kendalltau(x, y).statistic, rel=1e-12)

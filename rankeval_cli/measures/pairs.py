@@ -150,8 +150,8 @@ def _long_group_counts(gold, pred, sizes) -> dict:
     groups = group_index(offsets)
     gold_rank, gold_span = _dense_rank(gold)
     pred_rank, pred_span = _dense_rank(pred)
-    gold_stats = _tie_block_stats(groups * gold_span + gold_rank, groups, len(sizes))
-    pred_stats = _tie_block_stats(groups * pred_span + pred_rank, groups, len(sizes))
+    gold_stats = _tie_block_stats(groups * gold_span + gold_rank, gold_span, groups, len(sizes))
+    pred_stats = _tie_block_stats(groups * pred_span + pred_rank, pred_span, groups, len(sizes))
     D, T_hm = _knight(gold_rank, pred_rank, pred_span, offsets)
     T_h = gold_stats[1] // 2 - T_hm
     T_m = pred_stats[1] // 2 - T_hm
@@ -270,55 +270,67 @@ def _knight(gold_rank, pred_rank, pred_span, offsets):
     Rows sorted by (group, gold, pred): the joint tie blocks give T_hm, and the
     strict inversions of pred in that order are exactly the discordant pairs
     (within a gold tie block pred is ascending, so those pairs add none).
+    Sorting keeps every group in its rows, so the group of a row is unchanged.
     """
     groups = group_index(offsets)
     joint = groups * (gold_rank.max(initial=0) + 1) + gold_rank
     if joint.max(initial=0) < (1 << 62) // max(int(pred_span), 1):
-        order = np.argsort(joint * pred_span + pred_rank, kind="stable")
+        key = np.sort(joint * pred_span + pred_rank)  # one int64 key: no argsort, no gathers
+        pred_sorted = key % pred_span
+        tied_both = _tied_pairs(groups, len(offsets) - 1, key)
     else:
         order = np.lexsort((pred_rank, gold_rank, groups))
-    pred_sorted = pred_rank[order]
-    tied_both = _tied_pairs(groups[order], len(offsets) - 1, gold_rank[order], pred_sorted)
+        pred_sorted = pred_rank[order]
+        tied_both = _tied_pairs(groups, len(offsets) - 1, gold_rank[order], pred_sorted)
     return _inversions(pred_sorted, offsets), tied_both
 
 
 def _inversions(values, offsets):
     """Per group, the pairs i < j (in row order) with values[i] > values[j].
 
-    Bottom-up merge sort over all groups at once. At run width w the rows are
-    paired into blocks of 2w (never across groups) whose two halves are sorted;
-    a stable sort on (block start, value) merges every block at once. A right
-    half element at row i that lands at row m moved over exactly the i - m left
-    half elements greater than it, so the level's inversions are Σ (i - m) over
-    right half elements = Σ row · (is_right before - is_right after).
+    Bottom-up merge sort over all groups at once. At level L the rows form
+    blocks of 2w rows, w = 2^L (never across groups), whose two halves are
+    sorted; one stable sort of the int64 key
+
+        key = ((block start) · span + value) · 2 + (1 in the right half)
+
+    merges every block at once (fast: the input is made of sorted runs; on
+    equal values left stays before right, so they do not count). A right half
+    element at row i that lands at row m moved over exactly the i - m left
+    half elements greater than it, so the level adds Σ row · (is_right before
+    - is_right after). For the next level a row in the right half of its new
+    block of 4w rows has a block start 2w lower: its key changes by
+    is_right' · (1 - span · 4w) - is_right after, with no need to rebuild it.
     """
     n_groups = len(offsets) - 1
-    counts = np.zeros(n_groups, np.int64)
     if len(values) < 2:
-        return counts
+        return np.zeros(n_groups, np.int64)
     groups = group_index(offsets)
     row = np.arange(len(values), dtype=np.int64)
-    pos = row - offsets[groups]
+    pos = row - offsets[groups]  # position within the group
     width_limit = int(np.diff(offsets).max())
     span = np.int64(values.max() + 1)
-    v = values.astype(np.int64)
-    width = 1
-    while width < width_limit:
-        block_start = row - pos % (2 * width)
-        order = np.argsort(block_start * span + v, kind="stable")
-        right = ((pos // width) % 2).astype(np.int64)
-        moved = row * (right - right[order])
-        counts += _group_sums(groups, moved, n_groups)
-        v = v[order]
-        width *= 2
-    return counts
+    is_right = pos & 1
+    key = ((row - is_right) * span + values) * 2 + is_right
+    shifted = np.zeros(len(values), np.int64)  # Σ over levels of is_right before - after
+    level = 0
+    while True:
+        key.sort(kind="stable")
+        landed_right = key & 1
+        shifted += is_right - landed_right
+        level += 1
+        if (1 << level) >= width_limit:
+            break
+        is_right = (pos >> level) & 1
+        key += is_right * (1 - (span << (level + 1))) - landed_right
+    return _group_sums(groups, row * shifted, n_groups)
 
 
 def _dense_rank(values):
     """Dense ranks 0..K-1 of float values (int64) and K."""
     if len(values) == 0:
         return np.zeros(0, np.int64), np.int64(1)
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values)  # ties get one rank whatever their order
     sorted_values = values[order]
     new = np.ones(len(values), dtype=np.int64)
     new[1:] = sorted_values[1:] != sorted_values[:-1]
@@ -351,13 +363,20 @@ def _tied_pairs(sorted_groups, n_groups, *sorted_keys):
     return _group_sums(block_group, b * (b - 1) // 2, n_groups)
 
 
-def _tie_block_stats(keys, groups, n_groups):
+def _tie_block_stats(keys, span, groups, n_groups):
     """Per group: #blocks, Σt(t-1) (int64), Σt(t-1)(t-2), Σt(t-1)(2t+5) (float64).
 
     ``keys`` (int64) order the rows by (group, value): group * span + dense rank.
+    Blocks are the runs of equal keys, in key order: counted by ``bincount``
+    when the keys span few values (few groups, many ties), else found by
+    sorting the keys (rows are in group order, so each group keeps its rows).
     """
-    order = np.argsort(keys, kind="stable")
-    block_group, t = _block_sizes(groups[order], keys[order])
+    if len(keys) and keys.max() < 2 * len(keys):
+        t = np.bincount(keys)
+        block_key = np.flatnonzero(t)
+        block_group, t = block_key // span, t[block_key]
+    else:
+        block_group, t = _block_sizes(groups, np.sort(keys))
     tf = t.astype(np.float64)
     return (_group_sums(block_group, np.ones_like(t), n_groups),
             _group_sums(block_group, t * (t - 1), n_groups),
