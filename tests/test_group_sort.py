@@ -196,3 +196,46 @@ def test_report_builds_group_rows_only_when_asked():
     assert Report().add(make_batch(groups)) is None
     rows = Report().add(make_batch(groups), per_group=True)
     assert len(rows) == 40 and set(rows[0]) >= {"group", "n", "skipped", "tau", "rr", "ndcg", "err", "rankdcg"}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_exclusive_cumprod_is_the_sequential_product(shape):
+    rng = np.random.default_rng(len(shape))
+    for _ in range(10):
+        offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 100)), shape))
+        values = rng.random(int(offsets[-1])) + 0.5
+        got = ties.exclusive_cumprod(values, offsets)
+        expected = np.empty_like(values)
+        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+            p = 1.0
+            for i in range(a, b):
+                expected[i] = p  # same multiplication order: bit-identical
+                p *= values[i]
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_pair_counts_by_outcome_codes_match_the_selection_path():
+    """PairCounter without the bootstrap store counts by (a, b, outcome) codes; with it,
+    by selecting winners and ties. Both must give the same matrices."""
+    from rankeval_cli.aggregate.pairwise import PairCounter
+    from rankeval_cli.batch import Batch
+
+    rng = np.random.default_rng(9)
+    names = np.array([f"s{i}" for i in range(30)], dtype=object)
+    fast, slow = PairCounter("gold"), PairCounter("gold", keep_groups=True)
+    for _ in range(20):
+        sizes = rng.integers(1, 14, int(rng.integers(1, 80)))
+        offsets = offsets_from_sizes(sizes)
+        items = np.concatenate([names[rng.permutation(30)[:k]] for k in sizes.tolist()])
+        gold = rng.integers(1, 5, len(items)).astype(np.float64)
+        gold[rng.random(len(items)) < 0.1] = np.nan
+        gold[rng.random(len(items)) < 0.05] = np.inf
+        batch = Batch(group=np.arange(len(sizes)).astype(str).astype(object), offsets=offsets, item=items,
+                      gold=gold, pred=np.full(len(items), np.nan))
+        fast.add(batch)
+        slow.add(batch)
+    a, b = fast.stats(), slow.stats()
+    assert a.items == b.items
+    np.testing.assert_array_equal(a.wins, b.wins)
+    np.testing.assert_array_equal(a.ties, b.ties)
+    assert a.wins.sum() > 0 and a.ties.sum() > 0

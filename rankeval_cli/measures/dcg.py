@@ -40,12 +40,11 @@ def dcg_parts(prep: Prepared, k: int | None = None, gain: str = "exp"):
     check_k(k)
     g = prep.n_groups
     scaled, top = _scaled_gain(prep, gain)
-    disc = position_discount(prep.pos, k)
-    if prep.tie_policy == "expected":
-        disc = block_mean(disc, prep)
+    position_disc = position_discount(prep.pos, k)
+    disc = block_mean(position_disc, prep) if prep.tie_policy == "expected" else position_disc
     dcg = segment_sum(scaled * disc, prep.group, g)
     ideal = sort_within_groups(prep.offsets, -prep.rel)
-    idcg = segment_sum(scaled[ideal] * position_discount(prep.pos, k), prep.group, g)
+    idcg = segment_sum(scaled[ideal] * position_disc, prep.group, g)
     shift = segment_reduce(np.maximum, top, prep.offsets, 0.0)
     return dcg, idcg, shift
 

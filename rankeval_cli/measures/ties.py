@@ -313,30 +313,40 @@ def segment_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndar
 def exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Within each group, the product of the values of the rows before each row.
 
-    Vectorized by group-size bucket: groups whose sizes share a power-of-two ceiling
-    are padded with ones into one matrix and multiplied along its rows, so the
-    products are formed in row order exactly as a sequential loop would.
+    Vectorized by group size: the groups of each size k ≤ :data:`SMALL_GROUP` form an
+    (n × k) matrix (a view when they are consecutive), longer groups whose sizes share a
+    power-of-two ceiling are padded with ones into one matrix; either is multiplied
+    along its rows, so the products are formed in row order exactly as a sequential
+    loop would (padding comes after the real rows and changes nothing).
     """
     out = np.ones(len(values), dtype=np.float64)
-    for rows, valid in padded_buckets(offsets):
-        mat = np.where(valid, values[rows], 1.0)
-        excl = np.ones_like(mat)
-        np.cumprod(mat[:, :-1], axis=1, out=excl[:, 1:])
-        out[rows[valid]] = excl[valid]
+    sizes = np.diff(offsets)
+    for k, _, span in _size_buckets(offsets, sizes, 2, SMALL_GROUP):
+        _put(out, span, _exclusive_row_cumprod(_matrix(values, span, k)))
+    for rows, valid in padded_buckets(offsets, SMALL_GROUP + 1):
+        out[rows[valid]] = _exclusive_row_cumprod(np.where(valid, values[rows], 1.0))[valid]
     return out
 
 
-def padded_buckets(offsets: np.ndarray):
+def _exclusive_row_cumprod(mat: np.ndarray) -> np.ndarray:
+    """Per row of ``mat``, the product of the entries left of each entry (1 for the first)."""
+    excl = np.ones_like(mat)
+    np.cumprod(mat[:, :-1], axis=1, out=excl[:, 1:])
+    return excl
+
+
+def padded_buckets(offsets: np.ndarray, min_size: int = 1):
     """Yield ``(rows, valid)`` matrices: one row per group of a size bucket.
 
     ``rows[i, j]`` is the array index of the j-th row of the i-th group of the bucket
     (clipped for padding), ``valid`` marks real rows. Buckets are sizes in (2^b−1, 2^b],
     so padding at most doubles the work and there are at most log2(max size) buckets.
+    Only groups of at least ``min_size`` rows are included.
     """
     sizes = np.diff(offsets)
-    if len(sizes) == 0 or sizes.max() == 0:
+    if len(sizes) == 0 or sizes.max() < max(min_size, 1):
         return
-    width = np.where(sizes > 0, 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64), 0)
+    width = np.where(sizes >= max(min_size, 1), 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64), 0)
     for w in np.unique(width[width > 0]):
         sel = np.flatnonzero(width == w)
         cols = np.arange(w)
