@@ -86,19 +86,18 @@ def c_denominator(n, m) -> np.ndarray:
 def numerator_denominator(variant, C, D, T_h, T_m, T_hm, c_den=None):
     """(numerator, denominator) of ``variant`` from counts (float64 arrays)."""
     C, D, T_h, T_m, T_hm = (np.asarray(x, dtype=np.float64) for x in (C, D, T_h, T_m, T_hm))
-    N = C + D + T_h + T_m + T_hm
-    table = {
-        "penalize": (C - D - T_m, C + D + T_m),
-        "ignore": (C - D, C + D),
-        "wmt14": (C - D, C + D + T_m),
-        "include": (C - D + T_hm, N),
-        "a": (C - D, N),
-        "b": (C - D, np.sqrt((C + D + T_h) * (C + D + T_m))),
-        "c": (2 * (C - D), c_den),
-        "eq": (C + T_hm - D - T_h - T_m, N),
-        "acc-eq": (C + T_hm, N),
+    table = {  # functions, so that only the variant asked for is computed
+        "penalize": lambda: (C - D - T_m, C + D + T_m),
+        "ignore": lambda: (C - D, C + D),
+        "wmt14": lambda: (C - D, C + D + T_m),
+        "include": lambda: (C - D + T_hm, C + D + T_h + T_m + T_hm),
+        "a": lambda: (C - D, C + D + T_h + T_m + T_hm),
+        "b": lambda: (C - D, np.sqrt((C + D + T_h) * (C + D + T_m))),
+        "c": lambda: (2 * (C - D), c_den),
+        "eq": lambda: (C + T_hm - D - T_h - T_m, C + D + T_h + T_m + T_hm),
+        "acc-eq": lambda: (C + T_hm, C + D + T_h + T_m + T_hm),
     }
-    return table[variant]
+    return table[variant]()
 
 
 def ratio(num, den) -> np.ndarray:
@@ -110,7 +109,7 @@ def ratio(num, den) -> np.ndarray:
 
 def group_tau(variant: str, counts: PairCounts) -> np.ndarray:
     """The tau of every group (NaN where undefined)."""
-    c_den = c_denominator(counts.n, np.minimum(counts.gold_distinct, counts.pred_distinct))
+    c_den = c_denominator(counts.n, np.minimum(counts.gold_distinct, counts.pred_distinct)) if variant == "c" else None
     return ratio(*numerator_denominator(variant, *(getattr(counts, k) for k in _COUNTS), c_den))
 
 
