@@ -47,8 +47,9 @@ def test_short_path_equals_general_path_on_thousands_of_groups(seed):
     gold, pred, offsets = random_batch(rng, 4000, 40)
     general = pair_counts(gold, pred, offsets, small=GENERAL)
     assert_same(pair_counts(gold, pred, offsets, small=SHORT), general)
-    assert_same(pair_counts(gold, pred, offsets), general)  # mixed: short ≤ 24 < long
-    assert_same(pair_counts(gold, pred, offsets, small=7), general)
+    assert_same(pair_counts(gold, pred, offsets), general)  # sizes 1..40: all short by default
+    assert_same(pair_counts(gold, pred, offsets, small=7), general)  # mixed: short ≤ 7 < long
+    assert_same(pair_counts(gold, pred, offsets, small=24), general)
 
 
 def test_every_size_equals_slow_loop():
