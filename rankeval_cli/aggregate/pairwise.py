@@ -192,6 +192,9 @@ class PairCounter:
             rows = offsets[g][:, None] + np.arange(n)
             a, b = idx[rows[:, ia]], idx[rows[:, ib]]
             va, vb = key[rows[:, ia]], key[rows[:, ib]]
+            if self.store is None and 3 * cap * cap <= 4 * a.size + (1 << 16):
+                self._count_outcomes(a, b, va, vb, cap)
+                continue
             a_wins, b_wins, tie = va < vb, vb < va, va == vb
             winner = np.concatenate([a[a_wins], b[b_wins]])
             loser = np.concatenate([b[a_wins], a[b_wins]])
@@ -207,6 +210,17 @@ class PairCounter:
                 self.store.tie_group.append(gid[tie].astype(np.int32))
                 self.store.tie_a.append(ta.astype(np.int32))
                 self.store.tie_b.append(tb.astype(np.int32))
+
+    def _count_outcomes(self, a, b, va, vb, cap: int) -> None:
+        """Add the wins and ties of the pairs (a, b) with values (va, vb) by one bincount
+        over (a, b, outcome) codes, outcome 0 = a won, 1 = b won, 2 = tie: the same counts
+        as selecting winners, losers and ties first, in fewer passes (used when the
+        3·cap² bins are few next to the pairs; values are never NaN here)."""
+        outcome = (vb < va).astype(np.int64) + 2 * (va == vb)
+        codes = ((a * cap + b) * 3 + outcome).reshape(-1)
+        counts = np.bincount(codes, minlength=3 * cap * cap).reshape(cap, cap, 3)
+        self._wins += counts[:, :, 0] + counts[:, :, 1].T
+        self._ties += counts[:, :, 2] + counts[:, :, 2].T
 
     # -- results ------------------------------------------------------------
     def order(self) -> np.ndarray:
