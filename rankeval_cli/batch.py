@@ -147,12 +147,61 @@ def rebatch(batches: Iterable[Batch], max_rows: int = BATCH_ROWS) -> Iterator[Ba
         yield concat(pending)
 
 
-def sort_within_groups(offsets: np.ndarray, *keys: np.ndarray) -> np.ndarray:
-    """Row order sorting each group by ``keys`` (last key most significant, as lexsort).
+#: Groups of at most this many rows are sorted in buckets of equal size (see
+#: :func:`sort_within_groups`); longer ones by one lexsort over their rows.
+SORT_BUCKET_MAX = 64
 
-    Groups stay in place; the sort is stable, so equal keys keep input order.
+
+def sort_within_groups(offsets: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """Row order sorting each group by ``keys`` (last key most significant), stably.
+
+    The same permutation as one ``np.lexsort`` over the whole batch with the group
+    number as the most significant key, computed faster:
+    a batch of many short groups is mostly groups of a few sizes, so the groups of each
+    size k ≤ :data:`SORT_BUCKET_MAX` are gathered into an (n_groups × k) matrix and sorted
+    along its rows (stably: the same order as the global stable sort, since groups keep
+    their place). Longer groups share one lexsort over their rows. Keys must not hold
+    NaN (the callers replace or drop them first).
     """
-    return np.lexsort((*keys, group_index(offsets)))
+    offsets = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(offsets)
+    order = np.arange(offsets[-1], dtype=np.int64)
+    if len(sizes) == 0:
+        return order
+    for k, first, span in size_buckets(offsets, sizes, 2, SORT_BUCKET_MAX):
+        mats = [bucket_matrix(key, span, k) for key in keys]
+        local = np.argsort(mats[0], axis=1, kind="stable") if len(mats) == 1 else np.lexsort(mats, axis=1)
+        bucket_put(order, span, first[:, None] + local)
+    long = sizes > SORT_BUCKET_MAX
+    if long.any():
+        long_rows = np.flatnonzero(np.repeat(long, sizes))
+        sub = np.lexsort((*(key[long_rows] for key in keys), group_index(offsets)[long_rows]))
+        order[long_rows] = long_rows[sub]
+    return order
+
+
+def size_buckets(offsets: np.ndarray, sizes: np.ndarray, smallest: int, largest: int):
+    """Yield ``(k, first, span)`` per group size k in [smallest, largest] that occurs:
+    the first row of each such group and the rows of their (n × k) matrix, a slice
+    when the groups are consecutive (every group of the batch has k rows, say), else
+    an (n × k) index array."""
+    counts = np.bincount(sizes[(sizes >= smallest) & (sizes <= largest)], minlength=smallest)
+    for k in (np.flatnonzero(counts[smallest:]) + smallest).tolist():
+        first = offsets[:-1][sizes == k]
+        if first[-1] - first[0] == k * (len(first) - 1):
+            yield k, first, slice(first[0], first[0] + k * len(first))
+        else:
+            yield k, first, first[:, None] + np.arange(k)[None, :]
+
+
+def bucket_matrix(values: np.ndarray, span, k: int) -> np.ndarray:
+    """The (n × k) matrix of ``values`` over the rows of a bucket (a view for a slice)."""
+    return values[span].reshape(-1, k) if isinstance(span, slice) else values[span]
+
+
+def bucket_put(out: np.ndarray, span, values: np.ndarray) -> None:
+    """Write a bucket's (n × k) matrix of ``values`` to its rows of ``out``."""
+    out[span] = values.ravel() if isinstance(span, slice) else values
 
 
 def tie_block_starts(sorted_values: np.ndarray, sorted_groups: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
-"""The bucketed sorts of measures/ties.py against the global lexsort they replace.
+"""The bucketed sorts (batch.py, measures/ties.py) against the global lexsort they replace.
 
-``ties.sort_within_groups`` sorts short groups in (n_groups × k) matrices, one per
+``batch.sort_within_groups`` sorts short groups in (n_groups × k) matrices, one per
 group size, and long groups by one lexsort; ``ties.ranks_within_groups`` derives
 ceiling and dense ranks from it; ``prepare``, NDCG's ideal order and rankDCG use
 them. Every result must be bit for bit what the old whole-batch lexsort code gave:
@@ -14,12 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankeval_cli.batch import group_index, offsets_from_sizes
-from rankeval_cli.batch import sort_within_groups as global_sort
+from rankeval_cli.batch import SORT_BUCKET_MAX, group_index, offsets_from_sizes, sort_within_groups
 from rankeval_cli.measures import dcg, rankdcg, ties
 from rankeval_cli.ranks import normalize_ranks
 
 POLICIES = ("pessimistic", "optimistic", "expected")
+
+
+def global_sort(offsets, *keys):
+    """The whole-batch stable sort the bucketed one replaces."""
+    return np.lexsort((*keys, group_index(offsets)))
 
 
 def random_sizes(rng, n_groups, shape="mixed"):
@@ -31,7 +35,7 @@ def random_sizes(rng, n_groups, shape="mixed"):
         return rng.integers(0, ties.COUNT_GROUP + 1, n_groups)
     sizes = rng.integers(0, 41, n_groups)
     long = rng.random(n_groups) < 0.01
-    sizes[long] = rng.integers(ties.SMALL_GROUP + 1, 3 * ties.SMALL_GROUP, int(long.sum()))
+    sizes[long] = rng.integers(SORT_BUCKET_MAX + 1, 3 * SORT_BUCKET_MAX, int(long.sum()))
     return sizes
 
 
@@ -55,16 +59,16 @@ def test_sort_within_groups_is_the_global_lexsort(shape, n_keys):
     for _ in range(40):
         offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 200)), shape))
         keys = [tied_values(rng, int(offsets[-1])) for _ in range(n_keys)]
-        np.testing.assert_array_equal(ties.sort_within_groups(offsets, *keys), global_sort(offsets, *keys))
+        np.testing.assert_array_equal(sort_within_groups(offsets, *keys), global_sort(offsets, *keys))
 
 
 def test_sort_within_groups_edge_cases():
     empty = np.zeros(1, np.int64)
-    assert len(ties.sort_within_groups(empty, np.zeros(0))) == 0
+    assert len(sort_within_groups(empty, np.zeros(0))) == 0
     offsets = np.array([0, 0, 3, 3, 4, 4, 7], np.int64)  # empty groups between runs of size 3
     key = np.array([3.0, 1, 2, 9, 2, 2, 1])
-    np.testing.assert_array_equal(ties.sort_within_groups(offsets, key), [1, 2, 0, 3, 6, 4, 5])
-    np.testing.assert_array_equal(ties.sort_within_groups(offsets, key), global_sort(offsets, key))
+    np.testing.assert_array_equal(sort_within_groups(offsets, key), [1, 2, 0, 3, 6, 4, 5])
+    np.testing.assert_array_equal(sort_within_groups(offsets, key), global_sort(offsets, key))
 
 
 @pytest.mark.parametrize("mode", ["ceiling", "minimize"])
@@ -149,7 +153,7 @@ def test_prepare_and_kernels_match_the_old_code(policy, relevance, missing_pred,
         prep = ties.prepare(gold, pred, offsets, relevance=relevance, tie_policy=policy, missing_pred=missing_pred)
         for name, expected in old_prepare(gold, pred, offsets, relevance, policy, missing_pred).items():
             np.testing.assert_array_equal(getattr(prep, name), expected, err_msg=name)
-        np.testing.assert_array_equal(ties.sort_within_groups(prep.offsets, -prep.rel), old_idcg_order(prep))
+        np.testing.assert_array_equal(sort_within_groups(prep.offsets, -prep.rel), old_idcg_order(prep))
         np.testing.assert_array_equal(rankdcg.rankdcg_values(prep), old_rankdcg(prep))
         for k in (None, 3):
             fast = dcg.ndcg_values(prep, k), dcg.dcg_values(prep, k, "linear")

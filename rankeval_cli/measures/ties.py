@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..batch import Batch, group_index, offsets_from_sizes, tie_block_starts
+from ..batch import (SORT_BUCKET_MAX, Batch, bucket_matrix, bucket_put, group_index, offsets_from_sizes,
+                     size_buckets, sort_within_groups, tie_block_starts)
 from ..errors import DataError
 from ..exactsum import ExactSum
 
@@ -188,64 +189,9 @@ def prepare_group(gold, pred, **options) -> Prepared:
 
 # ---- sorting within groups ---------------------------------------------------------------
 
-#: Groups of at most this many rows are sorted in buckets of equal size (see
-#: :func:`sort_within_groups`); longer ones by one lexsort over their rows.
-SMALL_GROUP = 64
 #: Ceiling ranks of batches whose groups all have at most this many rows are counted
 #: (k comparisons per row) instead of derived from a sort and its tie blocks.
 COUNT_GROUP = 12
-
-
-def sort_within_groups(offsets: np.ndarray, *keys: np.ndarray) -> np.ndarray:
-    """Row order sorting each group by ``keys`` (last key most significant), stably.
-
-    The same permutation as ``batch.sort_within_groups`` (one ``np.lexsort`` over the
-    whole batch with the group number as the most significant key), computed faster:
-    a batch of many short groups is mostly groups of a few sizes, so the groups of each
-    size k ≤ :data:`SMALL_GROUP` are gathered into an (n_groups × k) matrix and sorted
-    along its rows (stably: the same order as the global stable sort, since groups keep
-    their place). Longer groups share one lexsort over their rows. Keys must not hold
-    NaN (the callers replace or drop them first).
-    """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    sizes = np.diff(offsets)
-    order = np.arange(offsets[-1], dtype=np.int64)
-    if len(sizes) == 0:
-        return order
-    for k, first, span in _size_buckets(offsets, sizes, 2, SMALL_GROUP):
-        mats = [_matrix(key, span, k) for key in keys]
-        local = np.argsort(mats[0], axis=1, kind="stable") if len(mats) == 1 else np.lexsort(mats, axis=1)
-        _put(order, span, first[:, None] + local)
-    long = sizes > SMALL_GROUP
-    if long.any():
-        long_rows = np.flatnonzero(np.repeat(long, sizes))
-        sub = np.lexsort((*(key[long_rows] for key in keys), group_index(offsets)[long_rows]))
-        order[long_rows] = long_rows[sub]
-    return order
-
-
-def _size_buckets(offsets: np.ndarray, sizes: np.ndarray, smallest: int, largest: int):
-    """Yield ``(k, first, span)`` per group size k in [smallest, largest] that occurs:
-    the first row of each such group and the rows of their (n × k) matrix, a slice
-    when the groups are consecutive (every group of the batch has k rows, say), else
-    an (n × k) index array."""
-    counts = np.bincount(sizes[(sizes >= smallest) & (sizes <= largest)], minlength=smallest)
-    for k in (np.flatnonzero(counts[smallest:]) + smallest).tolist():
-        first = offsets[:-1][sizes == k]
-        if first[-1] - first[0] == k * (len(first) - 1):
-            yield k, first, slice(first[0], first[0] + k * len(first))
-        else:
-            yield k, first, first[:, None] + np.arange(k)[None, :]
-
-
-def _matrix(values: np.ndarray, span, k: int) -> np.ndarray:
-    """The (n × k) matrix of ``values`` over the rows of a bucket (a view for a slice)."""
-    return values[span].reshape(-1, k) if isinstance(span, slice) else values[span]
-
-
-def _put(out: np.ndarray, span, values: np.ndarray) -> None:
-    """Write a bucket's (n × k) matrix of ``values`` to its rows of ``out``."""
-    out[span] = values.ravel() if isinstance(span, slice) else values
 
 
 def ranks_within_groups(values: np.ndarray, offsets: np.ndarray, ties: str,
@@ -284,12 +230,12 @@ def _ceiling_by_counting(values: np.ndarray, offsets: np.ndarray, sizes: np.ndar
     """Ceiling ranks of short groups: the number of values of the group ≤ each value
     (the last position of its tied block), counted in (n_groups × k) matrices."""
     ranks = np.ones(len(values), dtype=np.float64)  # groups of one row
-    for k, _, span in _size_buckets(offsets, sizes, 2, COUNT_GROUP):
-        mat = _matrix(values, span, k)
+    for k, _, span in size_buckets(offsets, sizes, 2, COUNT_GROUP):
+        mat = bucket_matrix(values, span, k)
         count = np.zeros(mat.shape, dtype=np.float64)
         for j in range(k):
             count += mat[:, j, None] <= mat
-        _put(ranks, span, count)
+        bucket_put(ranks, span, count)
     return ranks
 
 
@@ -313,7 +259,7 @@ def segment_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndar
 def exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Within each group, the product of the values of the rows before each row.
 
-    Vectorized by group size: the groups of each size k ≤ :data:`SMALL_GROUP` form an
+    Vectorized by group size: the groups of each size k ≤ :data:`~rankeval_cli.batch.SORT_BUCKET_MAX` form an
     (n × k) matrix (a view when they are consecutive), longer groups whose sizes share a
     power-of-two ceiling are padded with ones into one matrix; either is multiplied
     along its rows, so the products are formed in row order exactly as a sequential
@@ -321,9 +267,9 @@ def exclusive_cumprod(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """
     out = np.ones(len(values), dtype=np.float64)
     sizes = np.diff(offsets)
-    for k, _, span in _size_buckets(offsets, sizes, 2, SMALL_GROUP):
-        _put(out, span, _exclusive_row_cumprod(_matrix(values, span, k)))
-    for rows, valid in padded_buckets(offsets, SMALL_GROUP + 1):
+    for k, _, span in size_buckets(offsets, sizes, 2, SORT_BUCKET_MAX):
+        bucket_put(out, span, _exclusive_row_cumprod(bucket_matrix(values, span, k)))
+    for rows, valid in padded_buckets(offsets, SORT_BUCKET_MAX + 1):
         out[rows[valid]] = _exclusive_row_cumprod(np.where(valid, values[rows], 1.0))[valid]
     return out
 
