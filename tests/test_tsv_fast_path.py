@@ -137,3 +137,23 @@ def test_one_character_columns_match_float(pool):
                 assert field in "-+. "
             else:
                 assert value == float(field), field
+
+
+@pytest.mark.parametrize("late_values", [False, True])
+def test_strings_from_fixed_fields_match_a_plain_decode(late_values):
+    """Fixed-width gathering and the distinct-value shortcut give every field's text,
+    also when values first appear after the rows the shortcut looks at."""
+    rng = random.Random(late_values)
+    texts = [rng.choice(["sys1", "sys2", "a-much-longer-system-name", "x"]) for _ in range(3000)]
+    if late_values:
+        texts[2500] = "appears-late"
+        texts[2999] = "sys10"
+    data = ("\t".join(texts) + "\t").encode()
+    lengths = np.array([len(t) for t in texts])
+    start = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    padded = np.concatenate((np.frombuffer(data, dtype=np.uint8), np.zeros(tsv.MAX_FIXED, dtype=np.uint8)))
+    fixed = tsv._fixed(padded, start, lengths)
+    assert fixed.tolist() == [t.encode() for t in texts]
+    assert tsv._strings(fixed).tolist() == texts
+    short = tsv._fixed(padded, start[lengths <= 4], lengths[lengths <= 4])  # 8-byte keys
+    assert tsv._strings(short).tolist() == [t for t in texts if len(t) <= 4]
