@@ -128,7 +128,7 @@ def _item_problem(batch: Batch):
     sizes = batch.sizes
     hashes = None
     rows = []
-    for n in np.unique(sizes).tolist():
+    for n in np.flatnonzero(np.bincount(sizes)).tolist():  # the sizes present (np.unique would import numpy.ma)
         block = _rows_of_size(batch.offsets, sizes, n)
         if n <= SMALL_GROUP:
             pairs = _small_pairs(batch.item, block.reshape(-1, n))
