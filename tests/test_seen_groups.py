@@ -1,7 +1,7 @@
 """The bounded memory of groups seen (formats/seen.py), against a Python set.
 
-A small ``MEMORY_GROUPS`` and ``INDEX_STRIDE`` make the spill, the sparse index
-and the end-of-stream merge run on inputs of a few hundred groups.
+A small ``MEMORY_GROUPS`` makes the spill and the end-of-stream merge run on
+inputs of a few hundred groups.
 """
 
 import numpy as np
@@ -16,7 +16,6 @@ from rankeval_cli.formats import seen
 @pytest.fixture
 def tiny_memory(monkeypatch):
     monkeypatch.setattr(seen, "MEMORY_GROUPS", 16)
-    monkeypatch.setattr(seen, "INDEX_STRIDE", 4)
 
 
 def batches_of(groups, per_batch):
@@ -96,7 +95,7 @@ def test_memory_stays_bounded_and_the_spill_holds_the_rest():
         hashes = np.sort(rng.integers(-2**62, 2**62, 7))
         tracker.add(hashes, np.arange(start, start + 7))
         assert tracker.in_memory <= seen.MEMORY_GROUPS
-    assert sum(n for _, _, n in tracker.spilled) + tracker.in_memory == 143 * 7  # 143 batches
+    assert sum(n for _, n in tracker.spilled) + tracker.in_memory == 143 * 7  # 143 batches
     assert tracker.finish() is None
 
 

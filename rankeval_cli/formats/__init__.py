@@ -141,7 +141,7 @@ def checked(batches: Iterable[Batch], name: str) -> Iterator[Batch]:
 
     A group id may not reappear after another group (rows of a group are contiguous),
     and an item id may not appear twice in one group. A repeat of a group more than
-    about 260,000 groups back is reported when the stream ends.
+    about 130,000 groups back is reported when the stream ends.
     """
     from .validate import GroupTracker
 

@@ -12,7 +12,7 @@ first row:
   ``MEMORY_GROUPS`` hashes, and each slice of every run is read, sorted and
   scanned for equal neighbours. That message names the two lines.
 
-So memory stays near ``MEMORY_GROUPS`` × 16 bytes (4 MB) plus one batch however many groups the
+So memory stays near ``MEMORY_GROUPS`` × 16 bytes (2 MB) plus one batch however many groups the
 input holds; the temporary file takes 16 bytes per group. Hashes are mixed with
 the splitmix64 finalizer so that slices of the hash range hold similar counts
 whatever the ids are. Two different ids with the same 64-bit hash would be taken
@@ -24,9 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 #: Groups remembered in memory (16 bytes each); older ones are spilled to disk.
-MEMORY_GROUPS = 1 << 18
-#: One spilled hash in this many is kept in memory to find slices of the run.
-INDEX_STRIDE = 4096
+MEMORY_GROUPS = 1 << 17
 
 
 def group_hashes(values: np.ndarray) -> np.ndarray:
@@ -45,7 +43,7 @@ class SeenGroups:
         self.runs: list[tuple[np.ndarray, np.ndarray]] = []  # (sorted hashes, lines)
         self.in_memory = 0
         self.spill = None
-        self.spilled: list[tuple] = []  # (byte offset, sparse index, count) of each run in the file
+        self.spilled: list[tuple[int, int]] = []  # (byte offset, count) of each run in the file
 
     def contains(self, ordered: np.ndarray) -> np.ndarray:
         """Which of these sorted hashes are among the groups held in memory."""
@@ -84,7 +82,7 @@ class SeenGroups:
 
             self.spill = tempfile.TemporaryFile(prefix="rankeval-groups-")
         self.spill.seek(0, 2)
-        self.spilled.append((self.spill.tell(), hashes[::INDEX_STRIDE].copy(), len(hashes)))
+        self.spilled.append((self.spill.tell(), len(hashes)))
         hashes.tofile(self.spill)
         lines.tofile(self.spill)
 
@@ -99,10 +97,11 @@ class SeenGroups:
         self.spill.flush()
         runs = [_SpilledRun(self.spill, *run) for run in self.spilled]
         runs += [_MemoryRun(*run) for run in self.runs]
-        total = sum(run.n for run in runs)
-        slices = -(-total // MEMORY_GROUPS)
-        edges = [-(1 << 63) + (k << 64) // slices for k in range(slices)] + [None]
-        found = [_repeat_in_slice(runs, lo, hi) for lo, hi in zip(edges, edges[1:])]
+        slices = -(-sum(run.n for run in runs) // MEMORY_GROUPS)
+        edges = np.array([-(1 << 63) + (k << 64) // slices for k in range(1, slices)], dtype=np.int64)
+        cuts = [np.concatenate(([0], run.positions(edges), [run.n])) for run in runs]
+        found = [_repeat_in_slice([(run, cut[k], cut[k + 1]) for run, cut in zip(runs, cuts)])
+                 for k in range(slices)]
         found = [f for f in found if f is not None]
         self.spill.close()
         return min(found) if found else None
@@ -112,28 +111,21 @@ class _MemoryRun:
     def __init__(self, hashes: np.ndarray, lines: np.ndarray):
         self.hashes, self.lines, self.n = hashes, lines, len(hashes)
 
-    def locate(self, value: int) -> int:
-        return int(np.searchsorted(self.hashes, value))
+    def positions(self, values: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.hashes, values)
 
     def read(self, a: int, b: int):
         return self.hashes[a:b], self.lines[a:b]
 
 
 class _SpilledRun:
-    """A sorted run in the spill file: its hashes, then its lines.
+    """A sorted run in the spill file: its hashes, then its lines (read, never mapped)."""
 
-    Every ``INDEX_STRIDE``-th hash is kept in memory, so a search reads one
-    block of the file; nothing of the file is mapped or kept.
-    """
+    def __init__(self, spill, offset: int, n: int):
+        self.spill, self.offset, self.n = spill, offset, n
 
-    def __init__(self, spill, offset: int, index: np.ndarray, n: int):
-        self.spill, self.offset, self.index, self.n = spill, offset, index, n
-
-    def locate(self, value: int) -> int:
-        block = max(int(np.searchsorted(self.index, value)) - 1, 0)
-        a = block * INDEX_STRIDE
-        b = min(a + INDEX_STRIDE, self.n)
-        return a + int(np.searchsorted(self._column(0, a, b), value))
+    def positions(self, values: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self._column(0, 0, self.n), values)
 
     def read(self, a: int, b: int):
         return self._column(0, a, b), self._column(1, a, b)
@@ -144,23 +136,23 @@ class _SpilledRun:
 
 
 def _merge(older, newer):
+    """One sorted run of two, in at most 4 arrays of the merged size at a time."""
     hashes = np.concatenate((older[0], newer[0]))
+    lines = np.concatenate((older[1], newer[1]))
+    del older, newer  # the caller holds no other reference: the inputs are freed here
     order = np.argsort(hashes, kind="stable")
-    return hashes[order], np.concatenate((older[1], newer[1]))[order]
+    hashes.sort(kind="stable")
+    return hashes, lines[order]
 
 
-def _repeat_in_slice(runs, lo: int, hi: int | None):
-    """Earliest (repeat line, first line) among hashes in [lo, hi), or None.
+def _repeat_in_slice(parts):
+    """Earliest (repeat line, first line) among the rows ``run[a:b]`` of ``(run, a, b)``, or None.
 
     Runs are in stream order and a run holds no repeat of its own, so equal
     hashes in two runs are a repeat whose second appearance is in the later run.
     """
-    parts = []
-    for k, run in enumerate(runs):
-        a = run.locate(lo)
-        b = run.n if hi is None else run.locate(hi)
-        parts.append((*run.read(a, b), np.full(b - a, k)))
-    hashes, lines, run = (np.concatenate(p) for p in zip(*parts))
+    columns = [(*run.read(a, b), np.full(b - a, k)) for k, (run, a, b) in enumerate(parts)]
+    hashes, lines, run = (np.concatenate(c) for c in zip(*columns))
     order = np.argsort(hashes, kind="stable")
     hashes, lines, run = hashes[order], lines[order], run[order]
     same = np.flatnonzero(hashes[1:] == hashes[:-1])
