@@ -8,7 +8,6 @@ a bare NaN. Every summary carries a ``signature``: the settings that made it.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Iterable
 
@@ -76,6 +75,8 @@ class RecordWriter:
         self.write_many([record])
 
     def write_many(self, records: Iterable[dict]) -> None:
+        import json  # here, not at start-up: most runs write TSV
+
         lines = []
         for record in records:
             if self.fmt == "tsv":

@@ -7,12 +7,10 @@ number lines and decode strictly; a UTF-8 error names its line.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import os
 import stat
 import sys
-import tempfile
 import zlib
 from typing import IO, Iterator
 
@@ -50,6 +48,8 @@ def open_binary(source) -> Iterator[IO[bytes]]:
     try:
         stream = raw if hasattr(raw, "peek") else io.BufferedReader(raw)
         if stream.peek(2)[:2] == GZIP_MAGIC:
+            import gzip
+
             stream = gzip.GzipFile(fileobj=stream, mode="rb")
         yield stream
     finally:
@@ -147,6 +147,8 @@ def atomic_output(dest) -> Iterator[IO[str]]:
     dest = os.fspath(dest)
     folder = os.path.dirname(os.path.abspath(dest))
     try:
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=".rankeval-", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise DataError(f"cannot write: {exc.strerror or exc}", dest) from None

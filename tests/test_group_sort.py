@@ -154,11 +154,12 @@ def test_prepare_and_kernels_match_the_old_code(policy, relevance, missing_pred,
         for name, expected in old_prepare(gold, pred, offsets, relevance, policy, missing_pred).items():
             np.testing.assert_array_equal(getattr(prep, name), expected, err_msg=name)
         np.testing.assert_array_equal(sort_within_groups(prep.offsets, -prep.rel), old_idcg_order(prep))
+        np.testing.assert_array_equal(prep.ideal, old_idcg_order(prep))  # by gold_rank: the same order
         np.testing.assert_array_equal(rankdcg.rankdcg_values(prep), old_rankdcg(prep))
         for k in (None, 3):
             fast = dcg.ndcg_values(prep, k), dcg.dcg_values(prep, k, "linear")
-            with monkeypatch.context() as m:
-                m.setattr(dcg, "sort_within_groups", global_sort)
+            with monkeypatch.context() as m:  # the ideal order of the old code: a global sort by -rel
+                m.setattr(ties.Prepared, "ideal", property(lambda p: global_sort(p.offsets, -p.rel)))
                 np.testing.assert_array_equal(fast[0], dcg.ndcg_values(prep, k))
                 np.testing.assert_array_equal(fast[1], dcg.dcg_values(prep, k, "linear"))
 

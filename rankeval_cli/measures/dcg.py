@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, check_choice, check_k, position_discount,
-                   prepare_group, segment_reduce, segment_sum, sort_within_groups, stream, summarize)
+                   prepare_group, segment_reduce, segment_sum, stream, summarize)
 
 GAINS = ("exp", "linear")
 
@@ -43,7 +43,7 @@ def dcg_parts(prep: Prepared, k: int | None = None, gain: str = "exp"):
     position_disc = position_discount(prep.pos, k)
     disc = block_mean(position_disc, prep) if prep.tie_policy == "expected" else position_disc
     dcg = segment_sum(scaled * disc, prep.group, g)
-    ideal = sort_within_groups(prep.offsets, -prep.rel)
+    ideal = prep.ideal
     idcg = segment_sum(scaled[ideal] * position_disc, prep.group, g)
     shift = segment_reduce(np.maximum, top, prep.offsets, 0.0)
     return dcg, idcg, shift

@@ -24,15 +24,13 @@ import numpy as np
 
 from ..batch import group_index
 from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, prepare_group, ranks_within_groups, segment_reduce,
-                   segment_sum, sort_within_groups, stream, summarize)
+                   segment_sum, stream, summarize)
 
 
 def rankdcg_values(prep: Prepared) -> np.ndarray:
     """rankDCG per group (NaN when all gold values are equal or the group is empty)."""
     g = prep.n_groups
-    # ideal order: best gold first; from_top is a monotone function of gold_rank, so
-    # sorting by either gives the same (stable) order
-    ideal = sort_within_groups(prep.offsets, prep.gold_rank)
+    ideal = prep.ideal  # from_top is a monotone function of gold_rank: the same (stable) order
     from_top = ranks_within_groups(prep.gold_rank, prep.offsets, "minimize", order=ideal)
     distinct = segment_reduce(np.maximum, from_top, prep.offsets, 0.0)
     rel = distinct[prep.group] - from_top + 1

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -91,6 +92,15 @@ class Prepared:
     @property
     def n_rows(self) -> int:
         return int(self.offsets[-1])
+
+    @cached_property
+    def ideal(self) -> np.ndarray:
+        """Row order with each group's best gold first (stable): the ideal order of NDCG and rankDCG.
+
+        Sorting by ``gold_rank`` gives the same permutation as sorting by −``rel``: rel is a
+        strictly decreasing function of gold_rank within a group in either relevance mode.
+        """
+        return sort_within_groups(self.offsets, self.gold_rank)
 
     def first_in_input(self, mask: np.ndarray) -> int:
         """The sorted row, among those of ``mask`` (not empty), that comes first in the input."""

@@ -45,6 +45,8 @@ def _pipe(*commands: list[str]) -> str:
 def startup_cases(rk, tiny: Path) -> list[Case]:
     return [
         Case("S/python", "startup", "python -c pass", [PY, "-c", "pass"], tool="python"),
+        Case("S/numpy", "startup", "python -c 'import numpy' (reference: tau's floor)", [PY, "-c", "import numpy"],
+             tool="python"),
         Case("S/help", "startup", "rankeval --help", rankeval_argv(rk, "--help")),
         Case("S/tau", "startup", "rankeval tau (10-line input)", rankeval_argv(rk, "tau", tiny), needs=("cmd:tau",)),
     ]
