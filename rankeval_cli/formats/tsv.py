@@ -170,22 +170,9 @@ MAX_FIXED = 128
 
 
 def _parse_plain(block: bytes, buf: np.ndarray, first_line: int, header: list[str], name: str, final: bool):
-    """The fast path: a block of plain lines with ``len(header)`` fields each, else None.
-
-    Every line has exactly width - 1 tabs and no line is blank exactly when the
-    bytes up to 10 (tab, newline and the rare other control bytes, which thus
-    send a block to the general path), taken ``width`` at a time, are width - 1
-    tabs then a newline.
-    """
-    width = len(header)
-    if buf[-1] != 10 or not block.isascii() or any(b in block for b in _NOT_PLAIN):
-        return None
-    seps = np.flatnonzero(buf <= 10)
-    if len(seps) % width:
-        return None
-    ends = seps.reshape(-1, width)
-    kinds = buf[ends]
-    if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 9).all()):
+    """The fast path: a block of plain lines (:func:`_plain_field_ends`), else None."""
+    ends = _plain_field_ends(block, buf, len(header))
+    if ends is None:
         return None
     starts = np.empty_like(ends)
     starts[0, 0] = 0
@@ -227,6 +214,26 @@ def _parse_plain(block: bytes, buf: np.ndarray, first_line: int, header: list[st
     return batch, carry
 
 
+def _plain_field_ends(block: bytes, buf: np.ndarray, width: int) -> np.ndarray | None:
+    """The byte offset ending each field, shaped (lines, width), if ``block`` is plain lines; else None.
+
+    Plain: ASCII without CR, backslash or NUL, ending in a newline, every line with
+    exactly ``width`` fields and none blank, which holds exactly when the bytes up to
+    10 (tab, newline and the rare other control bytes, which thus disqualify a block),
+    taken ``width`` at a time, are width - 1 tabs then a newline.
+    """
+    if not block.endswith(b"\n") or not block.isascii() or any(b in block for b in _NOT_PLAIN):
+        return None
+    seps = np.flatnonzero(buf <= 10)
+    if len(seps) % width:
+        return None
+    ends = seps.reshape(-1, width)
+    kinds = buf[ends]
+    if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 9).all()):
+        return None
+    return ends
+
+
 def _continues(carry: bytes, block: bytes, header: list[str]) -> bool:
     """True if every line of ``block`` is a plain line of the one group ``carry`` holds.
 
@@ -240,16 +247,10 @@ def _continues(carry: bytes, block: bytes, header: list[str]) -> bool:
     last_line = block[block.rfind(b"\n", 0, len(block) - 1) + 1:]
     if len(carried) != width or last_line.split(b"\t")[g:g + 1] != carried[g:g + 1]:
         return False  # the usual answer (a block ends in a later group), found without scanning it
-    if not block.endswith(b"\n") or not block.isascii() or any(b in block for b in _NOT_PLAIN):
-        return False
     group = carried[g]
     buf = np.frombuffer(block, dtype=np.uint8)
-    seps = np.flatnonzero(buf <= 10)
-    if len(seps) % width:
-        return False
-    ends = seps.reshape(-1, width)
-    kinds = buf[ends]
-    if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 9).all()):
+    ends = _plain_field_ends(block, buf, width)
+    if ends is None:
         return False
     starts = np.concatenate(([0], ends[:-1, -1] + 1)) if g == 0 else ends[:, g - 1] + 1
     if not (ends[:, g] - starts == len(group)).all():
