@@ -68,7 +68,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
       rankeval tau --ties acc-eq --scores --calibrate-ties --average macro da.tsv
       rankeval tau --ties darr --ci 0.95 --bootstrap 1000 --seed 1 darr.tsv
     """
-    from ..measures.tau import CALIBRATED, TauAccumulator, TieCalibrator
+    from ..measures.tau import CALIBRATED, tau_stream
     from ..summary import RecordWriter, signature
 
     if calibrate_ties and variant not in CALIBRATED:
@@ -81,24 +81,14 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
         rows_out = RecordWriter(out, output_format) if per_group else None
-        if calibrate_ties:
-            calibrator = TieCalibrator(variant, average)
-            for batch in batches:
-                calibrator.add(batch)
-            _, rows, summary = calibrator.finish()
+
+        def on_groups(rows):
             if rows_out:
                 rows_out.write_many(rows.records())
             if kept:
                 _keep(kept, rows, average)
-        else:
-            acc = TauAccumulator(variant)
-            for batch in batches:
-                rows = acc.add(batch)
-                if rows_out:
-                    rows_out.write_many(rows.records())
-                if kept:
-                    _keep(kept, rows, average)
-            summary = acc.summary()
+
+        summary = tau_stream(batches, variant, on_groups=on_groups, calibrate=average if calibrate_ties else None)
         sig = signature("tau", ties=variant, avg=average, scores=scores, calibrated=calibrate_ties or None,
                         exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
         record = _summary_record(summary, average, sig)
