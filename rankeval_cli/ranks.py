@@ -13,32 +13,44 @@ middle      [1, 2.5, 2.5, 4, 5]    average
 
 Missing values (NaN) stay missing and take no position: they are never turned
 into rank 1, which the original RankEval did with WMT's ``-1`` blanks.
-All groups of a batch are ranked at once (one lexsort), never in a Python loop.
+All groups of a batch are ranked at once (one sort per group size), never in a Python loop.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .batch import group_index, sort_within_groups, tie_block_starts
+from .batch import bucket_matrix, bucket_put, group_index, size_buckets, sort_within_groups, tie_block_starts
 
 TIE_MODES = ("minimize", "floor", "ceiling", "middle")
+#: Ceiling ranks of batches whose groups all have at most this many rows are counted
+#: (k comparisons per row) instead of derived from a sort and its tie blocks.
+COUNT_GROUP = 12
 
 
 def normalize_ranks(values: np.ndarray, offsets: np.ndarray, ties: str = "ceiling",
-                    higher_better: bool = False) -> np.ndarray:
+                    higher_better: bool = False, order: np.ndarray | None = None) -> np.ndarray:
     """Ranks 1..n within each group, ties resolved by ``ties`` (see module doc).
 
     ``values`` are ranks or scores, lower = better unless ``higher_better``.
     Returns float64 ranks in input row order, NaN where the value is missing.
+    ``order`` is the row order sorting each group by value, when the caller has it
+    (no value missing). Ceiling ranks of groups of at most :data:`COUNT_GROUP` rows
+    without missing values are counted instead of sorted (:func:`_ceiling_by_counting`).
     """
     if ties not in TIE_MODES:
         raise ValueError(f"unknown tie mode {ties!r}; expected one of {', '.join(TIE_MODES)}")
     values = np.asarray(values, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.int64)
     key = -values if higher_better else values
     missing = np.isnan(key)
-    # Missing values sort last within their group and are blanked afterwards.
-    order = sort_within_groups(offsets, np.where(missing, np.inf, key), missing)
+    any_missing = bool(missing.any())
+    sizes = np.diff(offsets)
+    if ties == "ceiling" and order is None and not any_missing and (len(sizes) == 0 or sizes.max() <= COUNT_GROUP):
+        return _ceiling_by_counting(key, offsets, sizes)
+    if order is None:  # missing values sort last within their group and are blanked afterwards
+        order = sort_within_groups(offsets, np.where(missing, np.inf, key), missing) if any_missing \
+            else sort_within_groups(offsets, key)
     groups = group_index(offsets)[order]
     sorted_key = key[order]
     sorted_missing = missing[order]
@@ -63,6 +75,19 @@ def normalize_ranks(values: np.ndarray, offsets: np.ndarray, ties: str = "ceilin
     sorted_ranks[sorted_missing] = np.nan
     ranks = np.empty_like(sorted_ranks)
     ranks[order] = sorted_ranks
+    return ranks
+
+
+def _ceiling_by_counting(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Ceiling ranks of short groups: the number of values of the group ≤ each value
+    (the last position of its tied block), counted in (n_groups × k) matrices."""
+    ranks = np.ones(len(values), dtype=np.float64)  # groups of one row
+    for k, _, span in size_buckets(offsets, sizes, 2, COUNT_GROUP):
+        mat = bucket_matrix(values, span, k)
+        count = np.zeros(mat.shape, dtype=np.float64)
+        for j in range(k):
+            count += mat[:, j, None] <= mat
+        bucket_put(ranks, span, count)
     return ranks
 
 

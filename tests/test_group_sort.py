@@ -1,7 +1,7 @@
 """The bucketed sorts (batch.py, measures/ties.py) against the global lexsort they replace.
 
 ``batch.sort_within_groups`` sorts short groups in (n_groups × k) matrices, one per
-group size, and long groups by one lexsort; ``ties.ranks_within_groups`` derives
+group size, and long groups by one lexsort; ``ranks.normalize_ranks`` derives
 ceiling and dense ranks from it; ``prepare``, NDCG's ideal order and rankDCG use
 them. Every result must be bit for bit what the old whole-batch lexsort code gave:
 the old code is kept here as the reference and compared with ``array_equal`` on
@@ -16,6 +16,7 @@ import pytest
 
 from rankeval_cli.batch import SORT_BUCKET_MAX, group_index, offsets_from_sizes, sort_within_groups
 from rankeval_cli.measures import dcg, rankdcg, ties
+from rankeval_cli import ranks
 from rankeval_cli.ranks import normalize_ranks
 
 POLICIES = ("pessimistic", "optimistic", "expected")
@@ -32,7 +33,7 @@ def random_sizes(rng, n_groups, shape="mixed"):
     if shape == "uniform":
         return np.full(n_groups, int(rng.integers(1, 41)))
     if shape == "short":
-        return rng.integers(0, ties.COUNT_GROUP + 1, n_groups)
+        return rng.integers(0, ranks.COUNT_GROUP + 1, n_groups)
     sizes = rng.integers(0, 41, n_groups)
     long = rng.random(n_groups) < 0.01
     sizes[long] = rng.integers(SORT_BUCKET_MAX + 1, 3 * SORT_BUCKET_MAX, int(long.sum()))
@@ -72,13 +73,20 @@ def test_sort_within_groups_edge_cases():
 
 
 @pytest.mark.parametrize("mode", ["ceiling", "minimize"])
-def test_ranks_within_groups_are_normalize_ranks(mode):
+def test_counted_ranks_and_given_orders_match_the_sorted_ranks(mode, monkeypatch):
+    """normalize_ranks' shortcuts (ceiling ranks counted in short groups, a caller's sort
+    order) give the ranks of its general path, a sort and its tie blocks."""
     rng = np.random.default_rng(7)
     for trial in range(60):
         offsets = offsets_from_sizes(random_sizes(rng, int(rng.integers(1, 200)), SHAPES[trial % 3]))
         values = tied_values(rng, int(offsets[-1]))
-        np.testing.assert_array_equal(ties.ranks_within_groups(values, offsets, mode),
-                                      normalize_ranks(values, offsets, mode))
+        fast = normalize_ranks(values, offsets, mode)
+        given = normalize_ranks(values, offsets, mode, order=global_sort(offsets, values))
+        with monkeypatch.context() as m:
+            m.setattr(ranks, "COUNT_GROUP", 0)
+            sorted_ranks = normalize_ranks(values, offsets, mode)
+        np.testing.assert_array_equal(fast, sorted_ranks)
+        np.testing.assert_array_equal(given, sorted_ranks)
 
 
 # ---- the old whole-batch code, kept as the reference ----------------------------------

@@ -23,15 +23,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..batch import group_index
-from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, prepare_group, ranks_within_groups, segment_reduce,
-                   segment_sum, stream, summarize)
+from ..ranks import normalize_ranks
+from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, prepare_group, segment_reduce, segment_sum,
+                   stream, summarize)
 
 
 def rankdcg_values(prep: Prepared) -> np.ndarray:
     """rankDCG per group (NaN when all gold values are equal or the group is empty)."""
     g = prep.n_groups
     ideal = prep.ideal  # from_top is a monotone function of gold_rank: the same (stable) order
-    from_top = ranks_within_groups(prep.gold_rank, prep.offsets, "minimize", order=ideal)
+    from_top = normalize_ranks(prep.gold_rank, prep.offsets, "minimize", order=ideal)
     distinct = segment_reduce(np.maximum, from_top, prep.offsets, 0.0)
     rel = distinct[prep.group] - from_top + 1
     discount = from_top[ideal]  # D of each position slot

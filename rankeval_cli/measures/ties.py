@@ -42,6 +42,7 @@ from ..batch import (SORT_BUCKET_MAX, Batch, bucket_matrix, bucket_put, group_in
                      size_buckets, sort_within_groups, tie_block_starts)
 from ..errors import DataError
 from ..exactsum import ExactSum
+from ..ranks import normalize_ranks
 
 TIE_POLICIES = ("pessimistic", "optimistic", "expected")
 DEFAULT_TIE_POLICY = "pessimistic"
@@ -146,13 +147,13 @@ def prepare(gold, pred, offsets, *, relevance: str = "ranks", tie_policy: str = 
     g, p = gold[rows], pred[rows]
 
     if relevance == "ranks":
-        gold_rank = ranks_within_groups(g, kept_offsets, "ceiling")
+        gold_rank = normalize_ranks(g, kept_offsets, "ceiling")
         rel = np.diff(kept_offsets)[groups] - gold_rank + 1
         relevant = gold_rank == segment_reduce(np.minimum, gold_rank, kept_offsets, np.inf)[groups]
     else:
         if (g < 0).any():
             raise _RowError(f"negative relevance grade {g[g < 0][0]:g}", int(rows[np.flatnonzero(g < 0)[0]]))
-        gold_rank = ranks_within_groups(-g, kept_offsets, "ceiling")
+        gold_rank = normalize_ranks(g, kept_offsets, "ceiling", higher_better=True)
         rel = g
         relevant = g > 0
 
@@ -195,58 +196,6 @@ def prepare_group(gold, pred, **options) -> Prepared:
     """:func:`prepare` for a single group given as two sequences."""
     gold = np.asarray(gold, dtype=np.float64)
     return prepare(gold, pred, np.array([0, len(gold)], dtype=np.int64), **options)
-
-
-# ---- sorting within groups ---------------------------------------------------------------
-
-#: Ceiling ranks of batches whose groups all have at most this many rows are counted
-#: (k comparisons per row) instead of derived from a sort and its tie blocks.
-COUNT_GROUP = 12
-
-
-def ranks_within_groups(values: np.ndarray, offsets: np.ndarray, ties: str,
-                        order: np.ndarray | None = None) -> np.ndarray:
-    """Ranks 1..n of ``values`` (lower = better, no NaN) within each group, in row order.
-
-    ``ties="ceiling"``: a tied block takes its last position; ``"minimize"``: the dense
-    rank (1 + the number of distinct smaller values). The same float64 ranks as
-    :func:`rankeval_cli.ranks.normalize_ranks` on values without NaN, from the faster
-    :func:`sort_within_groups` (or ``order``, when the caller has already sorted by values).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    sizes = np.diff(offsets)
-    if ties == "ceiling" and order is None and (len(sizes) == 0 or sizes.max() <= COUNT_GROUP):
-        return _ceiling_by_counting(values, offsets, sizes)
-    if order is None:
-        order = sort_within_groups(offsets, values)
-    groups = group_index(offsets)
-    starts = tie_block_starts(values[order], groups)
-    block = np.cumsum(starts) - 1
-    if ties == "ceiling":
-        # last position of the block = position (1-based) of the block's last row
-        last_row = np.r_[np.flatnonzero(starts)[1:], len(order)] - 1 if len(order) else order
-        sorted_ranks = (last_row[block] - offsets[groups] + 1).astype(np.float64)
-    elif ties == "minimize":
-        sorted_ranks = (block - block[offsets[groups]] + 1).astype(np.float64)
-    else:
-        raise ValueError(f"unsupported tie mode {ties!r}")
-    ranks = np.empty(len(order), dtype=np.float64)
-    ranks[order] = sorted_ranks
-    return ranks
-
-
-def _ceiling_by_counting(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Ceiling ranks of short groups: the number of values of the group ≤ each value
-    (the last position of its tied block), counted in (n_groups × k) matrices."""
-    ranks = np.ones(len(values), dtype=np.float64)  # groups of one row
-    for k, _, span in size_buckets(offsets, sizes, 2, COUNT_GROUP):
-        mat = bucket_matrix(values, span, k)
-        count = np.zeros(mat.shape, dtype=np.float64)
-        for j in range(k):
-            count += mat[:, j, None] <= mat
-        bucket_put(ranks, span, count)
-    return ranks
 
 
 # ---- segment helpers (groups of contiguous rows, possibly empty) -------------------------
