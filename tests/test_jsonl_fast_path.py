@@ -134,3 +134,13 @@ def test_a_line_holding_two_values_is_not_split_across_records():
     with pytest.raises(DataError) as caught:
         list(jsonl.read_jsonl(io.BytesIO(text.encode())))
     assert caught.value.line == 1 and "invalid JSON" in str(caught.value)
+
+
+def test_infinite_values_are_written_as_null_like_nan():
+    """JSON has no infinity; the per-group json.dumps writer wrote None for every non-finite value."""
+    batch = Batch(group=np.array(["g"], dtype=object), offsets=offsets_from_sizes(np.array([3])),
+                  item=np.array(["a", "b", "c"], dtype=object), gold=np.array([math.inf, 1.0, math.nan]),
+                  pred=np.array([-math.inf, 2.5, 3.0]), extra={}, line=None, source="x")
+    out = io.StringIO()
+    jsonl.write_jsonl([batch], out)
+    assert out.getvalue() == '{"group": "g", "items": ["a", "b", "c"], "gold": [null, 1, null], "pred": [null, 2.5, 3]}\n'

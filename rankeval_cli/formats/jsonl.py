@@ -287,7 +287,7 @@ def _json_strings(values: np.ndarray) -> np.ndarray:
 
 
 def _json_numbers(values: np.ndarray) -> np.ndarray:
-    """JSON text of floats: integral ones as integers, others shortest-repr, NaN as ``null``."""
+    """JSON text of floats: integral ones as integers, others shortest-repr, NaN (or ±inf) as ``null``."""
     out = format_numbers(values)
-    out[np.isnan(values)] = "null"
+    out[~np.isfinite(values)] = "null"
     return out

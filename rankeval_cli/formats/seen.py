@@ -7,13 +7,14 @@ first row:
 * up to ``MEMORY_GROUPS`` groups stay in sorted in-memory runs, and a batch is
   checked against them at once (the message names the group);
 * beyond that, all runs but the newest batch's are spilled, merged into one
-  sorted run, to an anonymous temporary file. A repeat of a spilled group is found by :meth:`SeenGroups.finish` at the end of
-  the stream, by an external merge: the hash range is cut into slices of about
-  ``MEMORY_GROUPS`` hashes, and each slice of every run is read, sorted and
-  scanned for equal neighbours. That message names the two lines.
+  sorted run, to an anonymous temporary file. A repeat of a spilled group is
+  found by :meth:`SeenGroups.finish` at the end of the stream, by an external
+  merge: the hash range is cut into slices of about ``MEMORY_GROUPS`` hashes, and
+  each slice of every run is read, sorted and scanned for equal neighbours. That
+  message names the two lines.
 
-So memory stays near ``MEMORY_GROUPS`` × 16 bytes (2 MB) plus one batch however many groups the
-input holds; the temporary file takes 16 bytes per group. Hashes are mixed with
+So memory stays near ``MEMORY_GROUPS`` × 16 bytes (2 MB) plus one batch, however
+many groups the input holds; the temporary file takes 16 bytes per group. Hashes are mixed with
 the splitmix64 finalizer so that slices of the hash range hold similar counts
 whatever the ids are. Two different ids with the same 64-bit hash would be taken
 for a repeat (odds about n²/2⁶⁵: 3e-8 for a million groups).
