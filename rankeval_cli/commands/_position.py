@@ -39,7 +39,6 @@ def position_options(f):
              "orders of each tied block.")(f)
 
 
-
 #: click callback: a --rel-max value that ERR can use (n, scale:G or list-max), passed on as text.
 check_rel_max = _common.parsed_by("measures.err:parse_rel_max", keep_text=True)
 

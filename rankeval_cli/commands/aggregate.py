@@ -9,7 +9,6 @@ from . import _common
 METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry")
 
 
-
 def ranking_options(f):
     """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
     f = click.option("--points", "borda_points", type=click.Choice(("n-r", "n-r+1")), default="n-r",
@@ -53,8 +52,8 @@ def method_options(f):
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins", show_default=True,
-              metavar="|".join(METHOD_NAMES), help="Aggregation method (aliases: bt, ge, gt, ew, wmt11-13).")
+@click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+              show_default=True, metavar="|".join(METHOD_NAMES), help="Aggregation method (aliases: bt, ge, gt, ew, wmt11-13).")
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options

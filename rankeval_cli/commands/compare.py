@@ -15,9 +15,6 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
             "gain": ("ndcg",), "rel_max": ("err",)}
 
 
-
-
-
 @click.command(name="compare")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)

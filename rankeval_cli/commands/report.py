@@ -7,15 +7,14 @@ import click
 from . import _ci, _common, _position
 
 
-
 @click.command(name="report")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_position.position_options
 @_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
-@click.option("--tau-ties", "tau_variant", default="penalize", show_default=True, callback=_common.parsed_by("measures.tau:canonical_variant"),
-              metavar="VARIANT", help="Kendall tau variant, as for 'rankeval tau --ties' (penalize = RankEval "
-                                      "2013 and WMT08-12).")
+@click.option("--tau-ties", "tau_variant", default="penalize", show_default=True,
+              callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
+              help="Kendall tau variant, as for 'rankeval tau --ties' (penalize = RankEval 2013 and WMT08-12).")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
               help="NDCG gain: 2^rel - 1 or rel.")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
