@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "plot": "Figures: system rankings, metric versus human, a measure's distribution.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
 

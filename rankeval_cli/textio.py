@@ -130,15 +130,17 @@ def _output_mode(dest: str) -> int:
 
 
 @contextlib.contextmanager
-def atomic_output(dest) -> Iterator[IO[str]]:
+def atomic_output(dest, binary: bool = False) -> Iterator[IO]:
     """A text stream for ``dest``: stdout for ``-``/None, else a temporary file renamed on success.
+
+    ``binary``: a byte stream instead (figures); stdout then means its buffer.
 
     If the body raises, the temporary file is removed and an existing ``dest`` is left untouched.
     The new file takes the mode of the one it replaces (or the umask's, for a new file).
     Failing to create, write or rename the file is a :class:`DataError` naming ``dest``.
     """
     if dest is None or dest == "-":
-        yield sys.stdout
+        yield sys.stdout.buffer if binary else sys.stdout
         sys.stdout.flush()
         return
     if not isinstance(dest, (str, os.PathLike)):
@@ -153,7 +155,7 @@ def atomic_output(dest) -> Iterator[IO[str]]:
     except OSError as exc:
         raise DataError(f"cannot write: {exc.strerror or exc}", dest) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n")) as out:
             yield out
         os.chmod(tmp, _output_mode(dest))
         os.replace(tmp, dest)

@@ -1,0 +1,180 @@
+"""``rankeval plot``: figures for papers (matplotlib, an optional extra, imported only here)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import _common
+from .aggregate import METHOD_NAMES, method_options, ranking_options
+
+KINDS = ("ranking", "scatter", "distribution")
+SUFFIXES = ("png", "svg", "pdf")
+
+
+def _figure_path(ctx, param, value):
+    suffix = value.rsplit(".", 1)[-1].lower() if "." in value else ""
+    if suffix not in SUFFIXES:
+        raise click.BadParameter(f"{value!r}: the file name must end in .png, .svg or .pdf")
+    return value
+
+
+def _split_commas(ctx, param, value):
+    return tuple(v.strip() for text in value for v in text.split(",") if v.strip())
+
+
+@click.command(name="plot")
+@click.argument("kind", type=click.Choice(KINDS))
+@_common.input_options
+@click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf", callback=_figure_path,
+              help="The figure; its format comes from the suffix. Written to a temporary file and renamed.")
+@click.option("--aggregates", is_flag=True,
+              help="scatter: FILES are aggregate tables, two with a score column each (x = human first, "
+                   "y = metric second) or one with gold_score and pred_score (--column both).")
+@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+              show_default=True, metavar="|".join(METHOD_NAMES),
+              help="scatter from a stream: how the gold and pred system scores are aggregated.")
+@ranking_options
+@method_options
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", callback=_split_commas,
+              help="distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
+                   "the one measure column of each file (tau, mrr, ndcg, err, rankdcg, ...).")
+@click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
+              help="distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
+@click.option("--label", "labels", multiple=True, metavar="TEXT",
+              help="distribution: the name of each series in order (default: file name or column); "
+                   "scatter: the x then the y axis title. Repeatable.")
+@click.option("--title", metavar="TEXT", help="A title over the figure.")
+@click.option("--dpi", type=click.IntRange(min=20, max=1200), default=150, show_default=True,
+              help="Resolution of a PNG (dots per inch).")
+@click.pass_context
+@_common.handle_errors
+def command(ctx, kind, files, input_format, exclude_systems, output, aggregates, method, by, higher_better,
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, style,
+            labels, title, dpi):
+    """Draw a figure: system rankings, metric versus human, or a measure's distribution.
+
+    \b
+    KIND is one of:
+      ranking       an `aggregate --bootstrap N` table: each system a row,
+                    best first, a bar over its 95% bootstrap rank range, a
+                    dot at its rank, its score at the right; clusters shaded
+                    alternately (WMT style). --by COLUMN: one panel per value.
+      scatter       metric (y) against human (x) system scores, one labelled
+                    point per system; the legend gives Pearson r and Kendall
+                    tau-b, as `rankeval correlate` computes them. From a
+                    stream with gold and pred (aggregated twice with
+                    --method), or --aggregates TABLE(S). --by: one panel per
+                    value.
+      distribution  a per-group measure (`--per-group` output) for several
+                    predictions side by side: one box (or violin) per file,
+                    or per --measure column of one file. Undefined values
+                    (nan) are left out and counted on stderr.
+
+    The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
+    so the same input gives the same bytes. Needs matplotlib:
+    pip install 'rankeval-cli[plot]'.
+
+    \b
+    Examples:
+      rankeval convert --from wmt-rr ../shared/data/wmt16-rr/wmt16.ron-eng.csv \\
+        | rankeval aggregate --bootstrap 200 > /tmp/ron-eng.tsv
+      rankeval plot ranking /tmp/ron-eng.tsv -o /tmp/ron-eng.png
+      rankeval convert --from jcml --pred-attr unk examples/wmt10-de-en.xf.jcml \\
+        | rankeval plot scatter -o /tmp/unk.svg
+      rankeval plot distribution /tmp/ndcg-unk.tsv /tmp/ndcg-length.tsv -o /tmp/ndcg.pdf
+    """
+    _check_applies(ctx, kind)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        click.echo("rankeval: plot needs matplotlib: pip install 'rankeval-cli[plot]'", err=True)
+        sys.exit(1)
+    from ..figures import draw
+
+    if kind == "ranking":
+        fig = draw.ranking_figure(_rankings(files, by), by, title)
+    elif kind == "scatter":
+        options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
+                       approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
+        panels, xlabel, ylabel = _scatter(files, input_format, exclude_systems, aggregates, method, by,
+                                          higher_better, options, labels)
+        fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
+    else:
+        series = _series(files, measures, labels)
+        columns = {s.column for s in series}
+        ylabel = columns.pop() if len(columns) == 1 else "value"
+        fig = draw.distribution_figure(series, style, ylabel, title)
+    draw.save(fig, output, dpi=dpi)
+
+
+#: options that belong to one kind of figure: name -> kinds it applies to
+_ONLY = {"aggregates": ("scatter",), "method": ("scatter",), "measures": ("distribution",),
+         "style": ("distribution",), "by": ("ranking", "scatter"), "input_format": ("scatter",),
+         "exclude_systems": ("scatter",), "higher_better": ("scatter",)}
+
+
+def _check_applies(ctx, kind: str) -> None:
+    from click.core import ParameterSource
+
+    for name, kinds in _ONLY.items():
+        if kind not in kinds and ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = next(p for p in ctx.command.params if p.name == name).opts[-1]
+            raise click.UsageError(f"{option} does not apply to plot {kind} (only to {', '.join(kinds)})")
+    files = ctx.params["files"]
+    if kind == "ranking" and len(files) != 1:
+        raise click.UsageError("plot ranking takes one aggregate table")
+    if kind == "distribution" and not files:
+        raise click.UsageError("plot distribution takes one or more --per-group tables")
+
+
+def _rankings(files, by):
+    from ..figures.data import read_rankings
+
+    rankings = read_rankings(files[0], by)
+    if not any(r.has_ranges for r in rankings):
+        _common.warn("no lo/hi columns: rank ranges need `rankeval aggregate --bootstrap N`")
+    return rankings
+
+
+def _scatter(files, input_format, exclude_systems, aggregates, method, by, higher_better, options, labels):
+    from ..errors import DataError
+    from ..figures.data import scatter_panels
+
+    from .correlate import _from_groups, _from_tables
+
+    if len(labels) > 2:
+        raise click.UsageError("plot scatter takes at most two --label values (x, then y)")
+    if aggregates:
+        pairs = _from_tables(files, by)
+        names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
+    else:
+        pairs, _ = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)
+        names = [f"human: gold, {method}", f"metric: pred, {method}"]
+    panels = scatter_panels(pairs)
+    if not panels:
+        raise DataError("no system scores to plot", files[0] if files else "<stdin>")
+    for panel in panels:
+        where = ", ".join(f"{b}={k}" for b, k in zip(by, panel.key))
+        if not panel.items:
+            raise DataError(f"no system scored on both sides{' (' + where + ')' if where else ''}",
+                            files[0] if files else "<stdin>")
+        if panel.unmatched:
+            _common.warn(f"{where + ': ' if where else ''}{panel.unmatched} system(s) scored on one side only "
+                         "left out")
+    names[: len(labels)] = labels
+    return panels, names[0], names[1]
+
+
+def _series(files, measures, labels):
+    from ..figures.data import read_series
+
+    try:
+        series = read_series(files, measures, labels)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    for s in series:
+        if s.undefined:
+            _common.warn(f"{s.label}: {s.undefined} undefined value(s) left out")
+    return series

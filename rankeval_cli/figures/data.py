@@ -1,0 +1,232 @@
+"""What the figures draw, read from rankeval's own tables (no matplotlib here).
+
+* :func:`read_rankings`: ``aggregate``/``borda`` output (``[BY...] item score rank
+  [lo hi cluster] signature``), one :class:`Ranking` per value of the ``--by`` columns.
+* :func:`read_series`: ``--per-group`` output of a measure (``group n skipped VALUE``),
+  one list of values per (file, column).
+* :func:`scatter_panels`: system scores on two sides (human and metric), from a stream
+  aggregated twice or from two aggregate tables, joined on the system names as
+  ``rankeval correlate`` joins them, with the correlations ``correlate`` prints.
+
+Every reader accepts TSV with a header or JSON lines (one record per line), as the
+summary writers produce them; a bad cell is a :class:`~rankeval_cli.errors.DataError`
+naming its file and line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..errors import DataError
+
+#: per-group columns that hold a measure's value, in ``--per-group`` outputs
+MEASURE_COLUMNS = ("tau", "mrr", "rr", "ndcg", "err", "rankdcg", "ap", "value", "rho")
+
+
+@dataclass
+class Ranking:
+    """One system ranking: items best first, their score, rank and bootstrap rank range."""
+
+    key: tuple
+    items: list = field(default_factory=list)
+    scores: list = field(default_factory=list)
+    ranks: list = field(default_factory=list)
+    lo: list = field(default_factory=list)
+    hi: list = field(default_factory=list)
+    cluster: list = field(default_factory=list)
+    has_ranges: bool = False
+
+
+@dataclass
+class Series:
+    """One distribution: the defined values of a column, and how many were undefined."""
+
+    label: str
+    values: list
+    undefined: int
+    column: str = "value"
+
+
+@dataclass
+class ScatterPanel:
+    """Paired system scores (x = human, y = metric) and their correlations."""
+
+    key: tuple
+    items: list
+    x: list
+    y: list
+    correlations: dict  # measure -> Correlation
+    unmatched: int
+
+
+def records(source):
+    """``(line, dict)`` for every row of a TSV-with-header or JSON-lines table."""
+    import json
+
+    from ..textio import iter_lines, source_name
+
+    name = source_name(source)
+    header = None
+    for line_no, text in iter_lines(source):
+        if not text.strip():
+            continue
+        if header is None and text.lstrip().startswith("{"):
+            try:
+                record = json.loads(text)
+            except ValueError as exc:
+                raise DataError(f"invalid JSON ({exc.msg})", name, line_no) from None
+            if not isinstance(record, dict):
+                raise DataError("expected a JSON object", name, line_no)
+            yield line_no, record
+            continue
+        fields = text.split("\t")
+        if header is None:
+            header = fields
+            continue
+        if len(fields) != len(header):
+            raise DataError(f"expected {len(header)} tab-separated fields, found {len(fields)}", name, line_no)
+        yield line_no, dict(zip(header, fields))
+
+
+def number(value, column: str, name: str, line_no: int) -> float:
+    """A cell as a float; empty, ``nan`` or null is NaN."""
+    if value is None or value == "" or (isinstance(value, str) and value.lower() == "nan"):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"{column}: not a number: {value!r}", name, line_no) from None
+
+
+def read_rankings(source, by=()) -> list[Ranking]:
+    """The rankings of an ``aggregate`` (or ``borda``) table, one per ``--by`` value, best first.
+
+    ``lo hi cluster`` (written by ``aggregate --bootstrap N``) give the rank ranges; without
+    them every item's range is its rank and ``has_ranges`` is False. Items without a rank
+    (never compared) are left out. A ``--column both`` table is refused: plot one side.
+    """
+    from ..textio import source_name
+
+    name = source_name(source)
+    by = tuple(by)
+    rankings: dict = {}
+    seen: dict = {}
+    score_column = None
+    for line_no, record in records(source):
+        if score_column is None:
+            score_column = _ranking_columns(record, by, name, line_no)
+        key = tuple(str(record.get(b)) for b in by)
+        item = str(record["item"])
+        ranking = rankings.get(key)
+        if ranking is None:
+            ranking = rankings[key] = Ranking(key, has_ranges="lo" in record)
+            seen[key] = {}
+        if item in seen[key]:
+            before = [c for c in record if c not in ("item", "score", "points", "rank", "lo", "hi",
+                                                      "cluster", "signature") and c not in by]
+            hint = f"; name its partition columns with --by ({', '.join(before)})" if before else ""
+            raise DataError(f"item {item!r} appears twice in one ranking (first at line {seen[key][item]})"
+                            f"{hint}", name, line_no)
+        seen[key][item] = line_no
+        rank = number(record.get("rank"), "rank", name, line_no)
+        if math.isnan(rank):
+            continue
+        ranking.items.append(item)
+        ranking.scores.append(number(record.get(score_column), score_column, name, line_no))
+        ranking.ranks.append(int(rank))
+        if ranking.has_ranges:
+            for column, values in (("lo", ranking.lo), ("hi", ranking.hi), ("cluster", ranking.cluster)):
+                value = number(record.get(column), column, name, line_no)
+                if math.isnan(value):
+                    raise DataError(f"{column}: empty for a ranked item", name, line_no)
+                values.append(int(value))
+    out = []
+    for ranking in rankings.values():
+        order = sorted(range(len(ranking.items)), key=lambda i: (ranking.ranks[i], ranking.items[i]))
+        for column in ("items", "scores", "ranks", "lo", "hi", "cluster"):
+            values = getattr(ranking, column)
+            if values:
+                setattr(ranking, column, [values[i] for i in order])
+        if not ranking.has_ranges:
+            ranking.lo, ranking.hi = list(ranking.ranks), list(ranking.ranks)
+            ranking.cluster = list(range(1, len(ranking.items) + 1))
+        if ranking.items:
+            out.append(ranking)
+    if not out:
+        raise DataError("no ranked item in the table", name)
+    return out
+
+
+def _ranking_columns(record: dict, by: tuple, name: str, line_no: int) -> str:
+    if "gold_rank" in record or "pred_rank" in record:
+        raise DataError("a table with gold and pred sides (aggregate --column both): write one side "
+                        "with --column gold or --column pred", name, line_no)
+    for column in ("item", "rank", *by):
+        if column not in record:
+            raise DataError(f"no {column!r} column: not an aggregate table", name, line_no)
+    for column in ("score", "points"):
+        if column in record:
+            return column
+    raise DataError("no score or points column: not an aggregate table", name, line_no)
+
+
+def read_series(sources, columns=(), labels=()) -> list[Series]:
+    """One series per (source, column) of ``--per-group`` tables; NaN values counted, not drawn.
+
+    ``columns`` default to the one measure column a table holds (``tau``, ``ndcg``, ...).
+    Labels: ``labels`` in order, else the file name (one column) or the column (one file)
+    or both as ``file:column``.
+    """
+    from pathlib import Path
+
+    from ..textio import source_name
+
+    series = []
+    for source in sources:
+        name = source_name(source)
+        chosen, values = list(columns), None
+        for line_no, record in records(source):
+            if values is None:
+                if not chosen:
+                    found = [c for c in MEASURE_COLUMNS if c in record]
+                    if len(found) != 1:
+                        raise DataError(f"cannot tell the measure column ({', '.join(found) or 'none of '}"
+                                        f"{'' if found else ', '.join(MEASURE_COLUMNS)}); name it with "
+                                        "--measure", name, line_no)
+                    chosen = found
+                for column in chosen:
+                    if column not in record:
+                        raise DataError(f"no column {column!r}", name, line_no)
+                values = {c: [] for c in chosen}
+            for column in chosen:
+                values[column].append(number(record[column], column, name, line_no))
+        if values is None:
+            raise DataError("no rows", name)
+        stem = Path(name).name
+        for suffix in (".gz", ".tsv", ".jsonl", ".json"):
+            stem = stem[: -len(suffix)] if stem.endswith(suffix) else stem
+        for column, vals in values.items():
+            label = (stem if len(values) == 1 and len(sources) > 1 else
+                     column if len(sources) == 1 else f"{stem}:{column}")
+            defined = [v for v in vals if not math.isnan(v)]
+            series.append(Series(label, defined, len(vals) - len(defined), column))
+    if labels:
+        if len(labels) != len(series):
+            raise ValueError(f"{len(labels)} labels for {len(series)} series")
+        for s, label in zip(series, labels):
+            s.label = label
+    return series
+
+
+def scatter_panels(pairs: dict) -> list[ScatterPanel]:
+    """Join each partition's two sides of system scores and correlate them (as ``correlate``)."""
+    from ..aggregate.correlate import join_scores, system_correlations
+
+    panels = []
+    for key, (x_scores, y_scores) in pairs.items():
+        items, x, y, unmatched = join_scores(x_scores, y_scores)
+        correlations = {c.measure: c for c in system_correlations(x, y)}
+        panels.append(ScatterPanel(key, list(items), [float(v) for v in x], [float(v) for v in y],
+                                   correlations, unmatched))
+    return panels

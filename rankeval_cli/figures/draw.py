@@ -1,0 +1,160 @@
+"""The three figures, drawn with matplotlib (imported here only; ``pip install 'rankeval-cli[plot]'``).
+
+* :func:`ranking_figure`: WMT-style system rankings. Each system is a row, best first; a
+  bar spans its bootstrap rank range lo–hi (``aggregate --bootstrap N``), a dot marks its
+  rank, its score is printed at the right; clusters (a new one wherever no rank range
+  crosses the boundary, as in WMT13, Bojar et al. 2013 §3) are shaded alternately and
+  separated by dashed lines. One panel per ``--by`` value.
+* :func:`scatter_figure`: metric versus human at system level, one labelled point per
+  system, the Pearson r and Kendall τ_b of the panel in the legend.
+* :func:`distribution_figure`: box or violin plots of a per-group measure, one per
+  prediction, side by side.
+
+:func:`save` writes PNG, SVG or PDF (by the file's suffix) to a temporary file renamed
+on success; SVG and PDF carry no date and SVG ids are salted with a constant, so the
+same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+
+FORMATS = ("png", "svg", "pdf")
+BAND = "#e8e8e8"
+COLOR = "#1f4e79"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    matplotlib.rcParams.update({"svg.hashsalt": "rankeval", "svg.fonttype": "none", "pdf.fonttype": 42,
+                                "font.size": 9, "axes.titlesize": 10})
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _grid(plt, n_panels: int, panel_size: tuple[float, float], max_columns: int = 4):
+    columns = min(n_panels, max_columns)
+    rows = math.ceil(n_panels / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(panel_size[0] * columns, panel_size[1] * rows),
+                             squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n_panels:]:
+        ax.set_visible(False)
+    return fig, flat[:n_panels]
+
+
+def _panel_title(by, key) -> str:
+    return ", ".join(f"{b}={k}" for b, k in zip(by, key))
+
+
+def ranking_figure(rankings, by=(), title: str | None = None):
+    """System rankings with bootstrap rank ranges and clusters, one panel per ranking."""
+    plt = _pyplot()
+    most = max(len(r.items) for r in rankings)
+    fig, axes = _grid(plt, len(rankings), (4.6, 0.28 * most + 1.1))
+    for ax, ranking in zip(axes, rankings):
+        k = len(ranking.items)
+        ys = list(range(k))
+        starts = [i for i in range(k) if i == 0 or ranking.cluster[i] != ranking.cluster[i - 1]]
+        for n, start in enumerate(starts):
+            end = starts[n + 1] if n + 1 < len(starts) else k
+            if n % 2 == 1:
+                ax.axhspan(start - 0.5, end - 0.5, color=BAND, zorder=0)
+            if start:
+                ax.axhline(start - 0.5, color="#888888", linestyle="--", linewidth=0.7, zorder=1)
+        for y, lo, hi in zip(ys, ranking.lo, ranking.hi):
+            ax.plot([lo - 0.3, hi + 0.3], [y, y], color=COLOR, linewidth=3, alpha=0.35,
+                    solid_capstyle="round", zorder=2)
+        ax.plot(ranking.ranks, ys, "o", color=COLOR, markersize=4, zorder=3)
+        ax.set_yticks(ys)
+        ax.set_yticklabels(ranking.items)
+        ax.set_ylim(k - 0.5, -0.5)
+        ax.set_xlim(0.3, k + 0.7)
+        ax.set_xticks([1] + list(range(5, k + 1, 5)) if k > 12 else list(range(1, k + 1)))
+        ax.set_xlabel("rank (bar: 95% bootstrap range)" if ranking.has_ranges else "rank")
+        right = ax.twinx()
+        right.set_ylim(k - 0.5, -0.5)
+        right.set_yticks(ys)
+        right.set_yticklabels([_score_text(s) for s in ranking.scores], fontsize=8)
+        right.tick_params(length=0)
+        for side in (ax, right):
+            side.spines["top"].set_visible(False)
+        if by:
+            ax.set_title(_panel_title(by, ranking.key))
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _score_text(score: float) -> str:
+    return "nan" if math.isnan(score) else f"{score:.3f}"
+
+
+def correlation_label(panel) -> str:
+    """The legend entry: n systems, Pearson r and Kendall τ_b (3 decimals)."""
+    r, tau = panel.correlations["pearson"].value, panel.correlations["kendall"].value
+    return f"{len(panel.items)} systems: Pearson r = {r:.3f}, Kendall \u03c4 = {tau:.3f}"
+
+
+def scatter_figure(panels, by=(), xlabel: str = "human", ylabel: str = "metric", title: str | None = None):
+    """Metric (y) against human (x) system scores, points labelled, correlations in the legend."""
+    plt = _pyplot()
+    fig, axes = _grid(plt, len(panels), (4.6, 4.0), max_columns=3)
+    for ax, panel in zip(axes, panels):
+        ax.scatter(panel.x, panel.y, s=18, color=COLOR, label=correlation_label(panel), zorder=3)
+        for item, x, y in zip(panel.items, panel.x, panel.y):
+            ax.annotate(item, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#333333")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, color="#dddddd", linewidth=0.6, zorder=0)
+        r = panel.correlations["pearson"].value
+        ax.legend(loc="upper right" if r < 0 else "lower right", fontsize=8, frameon=True, handletextpad=0.3)
+        ax.margins(0.12)
+        if by:
+            ax.set_title(_panel_title(by, panel.key))
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def distribution_figure(series, style: str = "box", ylabel: str = "value", title: str | None = None):
+    """Box (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violin plots, side by side."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(3.2, 1.1 * len(series) + 1.6), 3.8))
+    data = [s.values for s in series]
+    positions = list(range(1, len(series) + 1))
+    if style == "violin":
+        parts = ax.violinplot(data, positions=positions, showmeans=True, showextrema=True)
+        for body in parts["bodies"]:
+            body.set_facecolor(COLOR)
+            body.set_alpha(0.35)
+    else:
+        ax.boxplot(data, positions=positions, showmeans=True, widths=0.55,
+                   medianprops={"color": COLOR}, meanprops={"markerfacecolor": COLOR, "markeredgecolor": COLOR})
+    ax.set_xticks(positions)
+    ax.set_xticklabels([f"{s.label}\n(n = {len(s.values)})" for s in series])
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+def save(fig, path: str, dpi: int = 150) -> None:
+    """Write the figure to ``path`` (format from its suffix), atomically and reproducibly."""
+    from ..textio import atomic_output
+
+    fmt = path.rsplit(".", 1)[-1].lower()
+    metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}[fmt]
+    with atomic_output(path, binary=True) as out:
+        fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
