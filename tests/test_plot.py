@@ -1,0 +1,279 @@
+"""``rankeval plot``: each figure is rendered and the image checked (size, not blank, its text).
+
+SVG is written with text as text, so the system names, panel titles and the legend with
+the correlations can be looked up; the correlations are computed here independently
+(slow_aggregate's expected wins, scipy's pearsonr and kendalltau).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+import slow_aggregate as slow
+from rankeval_cli.cli import main
+
+pytest.importorskip("matplotlib")  # in the test extra; the plot extra for users
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RANKING = """item\tscore\trank\tlo\thi\tcluster\tsignature
+alpha\t0.75\t1\t1\t1\t1\taggregate|x
+beta\t0.5\t2\t2\t3\t2\taggregate|x
+gamma\t0.4\t3\t2\t3\t2\taggregate|x
+delta\t0.125\t4\t4\t4\t3\taggregate|x
+"""
+
+RANKING_BY = """lp\titem\tscore\trank\tlo\thi\tcluster\tsignature
+de-en\talpha\t0.75\t1\t1\t2\t1\ts
+de-en\tbeta\t0.5\t2\t1\t2\t1\ts
+cs-en\tbeta\t0.6\t1\t1\t1\t1\ts
+cs-en\tgamma\t0.3\t2\t2\t2\t2\ts
+"""
+
+
+def run(args, input=None):
+    return CliRunner().invoke(main, ["plot", *args], input=input)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def png_pixels(path: Path) -> np.ndarray:
+    from matplotlib.image import imread
+
+    return imread(str(path))
+
+
+def not_blank(pixels: np.ndarray) -> bool:
+    """More than one colour, and a fair share of non-white pixels (ink) but not all."""
+    rgb = pixels[..., :3].reshape(-1, 3)
+    ink = np.any(rgb < 0.9, axis=1).mean()
+    return len(np.unique(rgb, axis=0)) > 2 and 0.005 < ink < 0.6
+
+
+def svg_texts(path: Path) -> str:
+    """The text of every <text> element of an SVG (matplotlib may split it into tspans)."""
+    svg = path.read_text(encoding="utf-8")
+    texts = re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)
+    return "\n".join(re.sub(r"<[^>]+>", "", t) for t in texts).replace("&lt;", "<").replace("&gt;", ">")
+
+
+def test_ranking_png_has_the_size_asked_for_and_ink(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    out = tmp_path / "rank.png"
+    result = run(["ranking", str(tmp_path / "agg.tsv"), "-o", str(out), "--dpi", "100"])
+    assert result.exit_code == 0, result.output
+    width, height = png_size(out.read_bytes())
+    # one panel 4.6 in wide, 0.28 in per system + 1.1 in, at 100 dpi
+    assert (width, height) == (460, round(100 * (0.28 * 4 + 1.1)))
+    assert not_blank(png_pixels(out))
+
+
+def test_ranking_svg_names_every_system_and_score(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    out = tmp_path / "rank.svg"
+    assert run(["ranking", str(tmp_path / "agg.tsv"), "-o", str(out)]).exit_code == 0
+    text = svg_texts(out)
+    for name, score in (("alpha", "0.750"), ("beta", "0.500"), ("gamma", "0.400"), ("delta", "0.125")):
+        assert name in text and score in text
+    assert "95% bootstrap range" in text
+    # two cluster boundaries (after alpha, after gamma): two dashed separators, one shaded band
+    svg = out.read_text(encoding="utf-8")
+    assert svg.count("stroke-dasharray") >= 2
+
+
+def test_ranking_by_gives_one_panel_per_value(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING_BY)
+    out = tmp_path / "rank.svg"
+    assert run(["ranking", "--by", "lp", str(tmp_path / "agg.tsv"), "-o", str(out)]).exit_code == 0
+    text = svg_texts(out)
+    assert "lp=de-en" in text and "lp=cs-en" in text
+    # without --by the repeated item is an error that names the missing option
+    result = run(["ranking", str(tmp_path / "agg.tsv"), "-o", str(tmp_path / "x.svg")])
+    assert result.exit_code == 1 and "--by (lp)" in result.output and "agg.tsv:4" in result.output
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_ranking_from_a_real_aggregate_run(tmp_path, shared):
+    agg = tmp_path / "agg.tsv"
+    convert = CliRunner().invoke(main, ["convert", "--from", "wmt-rr", str(shared / "wmt16-rr" / "wmt16.ron-eng.csv")])
+    assert convert.exit_code == 0
+    result = CliRunner().invoke(main, ["aggregate", "--bootstrap", "50", "-o", str(agg)], input=convert.stdout)
+    assert result.exit_code == 0
+    out = tmp_path / "rank.png"
+    assert run(["ranking", str(agg), "-o", str(out)]).exit_code == 0
+    assert not_blank(png_pixels(out))
+
+
+def test_ranking_refuses_a_both_sides_table(tmp_path):
+    (tmp_path / "both.tsv").write_text("item\tgold_score\tgold_rank\tpred_score\tpred_rank\tsignature\n"
+                                       "a\t1\t1\t0.5\t1\ts\n")
+    result = run(["ranking", str(tmp_path / "both.tsv"), "-o", str(tmp_path / "x.png")])
+    assert result.exit_code == 1 and "--column gold" in result.output
+
+
+# A stream of 6 rankings of 4 systems, gold and a metric's ranks (lower = better).
+STREAM = [
+    ("g1", {"A": (1, 2), "B": (2, 1), "C": (3, 3), "D": (4, 4)}),
+    ("g2", {"A": (1, 1), "B": (3, 2), "C": (2, 4), "D": (4, 3)}),
+    ("g3", {"A": (2, 1), "B": (1, 3), "C": (4, 2), "D": (3, 4)}),
+    ("g4", {"A": (1, 3), "B": (2, 2), "C": (2, 1), "D": (4, 4)}),
+    ("g5", {"A": (1, 1), "C": (2, 2), "D": (3, 3)}),
+    ("g6", {"B": (1, 2), "C": (3, 1), "D": (2, 3)}),
+]
+
+
+def stream_tsv() -> str:
+    rows = ["group\titem\tgold\tpred"]
+    rows += [f"{g}\t{item}\t{gold}\t{pred}" for g, items in STREAM for item, (gold, pred) in items.items()]
+    return "\n".join(rows) + "\n"
+
+
+def test_scatter_legend_holds_pearson_and_kendall_computed_independently(tmp_path):
+    gold = slow.expected_wins([[(i, v[0]) for i, v in items.items()] for _, items in STREAM])
+    pred = slow.expected_wins([[(i, v[1]) for i, v in items.items()] for _, items in STREAM])
+    systems = sorted(gold)
+    x, y = [gold[s] for s in systems], [pred[s] for s in systems]
+    r = stats.pearsonr(x, y)[0]
+    tau = stats.kendalltau(x, y)[0]
+    out = tmp_path / "scatter.svg"
+    result = run(["scatter", "-o", str(out)], input=stream_tsv())
+    assert result.exit_code == 0, result.output
+    text = svg_texts(out)
+    assert f"4 systems: Pearson r = {r:.3f}, Kendall \u03c4 = {tau:.3f}" in text
+    for system in systems:
+        assert system in text.splitlines()
+    assert "human: gold, expected-wins" in text
+
+
+def test_scatter_from_two_aggregate_tables(tmp_path):
+    human = {"sysA": 0.9, "sysB": 0.7, "sysC": 0.2, "sysD": 0.4, "sysE": 0.55}
+    metric = {"sysA": 31.0, "sysB": 30.5, "sysC": 22.0, "sysD": 27.5, "sysE": 26.0, "sysF": 12.0}
+    for name, table in (("human.tsv", human), ("metric.tsv", metric)):
+        (tmp_path / name).write_text("item\tscore\trank\n" + "".join(
+            f"{k}\t{v}\t{i + 1}\n" for i, (k, v) in enumerate(sorted(table.items(), key=lambda kv: -kv[1]))))
+    shared = sorted(human)
+    r = stats.pearsonr([human[s] for s in shared], [metric[s] for s in shared])[0]
+    tau = stats.kendalltau([human[s] for s in shared], [metric[s] for s in shared])[0]
+    out = tmp_path / "s.svg"
+    result = run(["scatter", "--aggregates", str(tmp_path / "human.tsv"), str(tmp_path / "metric.tsv"),
+                  "--label", "DA (expected wins)", "--label", "BLEU", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1 system(s) scored on one side only" in result.output  # sysF
+    text = svg_texts(out)
+    assert f"5 systems: Pearson r = {r:.3f}, Kendall \u03c4 = {tau:.3f}" in text
+    assert "DA (expected wins)" in text and "BLEU" in text and "sysF" not in text
+
+
+def test_scatter_png_by_language_pair_on_real_data(tmp_path):
+    out = tmp_path / "s.png"
+    convert = CliRunner().invoke(main, ["convert", "--from", "jcml", "--pred-attr", "unk",
+                                        str(ROOT / "examples" / "wmt10-de-en.xf.jcml")])
+    result = run(["scatter", "--by", "sentence@langsrc", "-o", str(out), "--dpi", "80"], input=convert.stdout)
+    assert result.exit_code == 0, result.output
+    assert png_size(out.read_bytes()) == (round(80 * 4.6), round(80 * 4.0))
+    assert not_blank(png_pixels(out))
+
+
+def per_group(tmp_path, name, values):
+    path = tmp_path / f"{name}.tsv"
+    path.write_text("group\tn\tskipped\tndcg\n" + "".join(f"g{i}\t5\t0\t{v}\n" for i, v in enumerate(values)))
+    return path
+
+
+def test_distribution_box_and_violin(tmp_path):
+    a = per_group(tmp_path, "unk", [0.5, 0.6, 0.7, 0.8, "nan", 0.9])
+    b = per_group(tmp_path, "length", [0.55, 0.65, 0.95, 0.99, 0.7, 0.75])
+    for style in ("box", "violin"):
+        out = tmp_path / f"d-{style}.svg"
+        result = run(["distribution", str(a), str(b), "--style", style, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "unk: 1 undefined value(s) left out" in result.output
+        text = svg_texts(out)
+        assert "unk" in text and "(n = 5)" in text and "length" in text and "(n = 6)" in text
+        assert "ndcg" in text  # the y axis names the measure column
+        png = tmp_path / f"d-{style}.png"
+        assert run(["distribution", str(a), str(b), "--style", style, "-o", str(png)]).exit_code == 0
+        assert not_blank(png_pixels(png))
+
+
+def test_distribution_of_several_columns_of_one_table_and_labels(tmp_path):
+    path = tmp_path / "cols.tsv"
+    path.write_text("group\tbm25\tdense\n" + "".join(f"q{i}\t{i / 10}\t{1 - i / 20}\n" for i in range(8)))
+    out = tmp_path / "d.svg"
+    result = run(["distribution", str(path), "-m", "bm25,dense", "--label", "BM25", "--label", "dense (v2)",
+                  "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = svg_texts(out)
+    assert "BM25" in text and "dense (v2)" in text
+    # a table with no recognisable measure column needs --measure
+    result = run(["distribution", str(path), "-o", str(out)])
+    assert result.exit_code == 1 and "--measure" in result.output
+    result = run(["distribution", str(path), "-m", "bm25", "--label", "a", "--label", "b", "-o", str(out)])
+    assert result.exit_code == 2
+
+
+def test_svg_and_pdf_are_reproducible_byte_for_byte(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    for suffix in ("svg", "pdf"):
+        first, second = tmp_path / f"1.{suffix}", tmp_path / f"2.{suffix}"
+        for out in (first, second):
+            assert run(["ranking", str(tmp_path / "agg.tsv"), "-o", str(out)]).exit_code == 0
+        assert first.read_bytes() == second.read_bytes()
+        assert b"CreationDate" not in first.read_bytes() and b"<dc:date>" not in first.read_bytes()
+    assert (tmp_path / "1.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_usage_errors(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    agg = str(tmp_path / "agg.tsv")
+    assert run(["ranking", agg, "-o", str(tmp_path / "x.jpg")]).exit_code == 2
+    assert run(["ranking", agg]).exit_code == 2  # -o is required
+    result = run(["ranking", agg, "--style", "violin", "-o", str(tmp_path / "x.png")])
+    assert result.exit_code == 2 and "--style does not apply to plot ranking" in result.output
+    assert run(["histogram", agg, "-o", str(tmp_path / "x.png")]).exit_code == 2
+    assert run(["distribution", "-o", str(tmp_path / "x.png")]).exit_code == 2
+
+
+def test_a_failed_plot_leaves_the_old_figure(tmp_path):
+    out = tmp_path / "fig.png"
+    out.write_bytes(b"old")
+    (tmp_path / "bad.tsv").write_text("item\tscore\trank\nalpha\tx\t1\n")
+    result = run(["ranking", str(tmp_path / "bad.tsv"), "-o", str(out)])
+    assert result.exit_code == 1 and "bad.tsv:2: score: not a number" in result.output
+    assert out.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.tsv", "fig.png"]
+
+
+def test_without_matplotlib_one_line_says_how_to_install(tmp_path):
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'matplotlib' or name.startswith('matplotlib.'):\n"
+            "            raise ImportError('blocked')\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "from rankeval_cli.cli import main\n"
+            "main()\n")
+    result = subprocess.run([sys.executable, "-c", code, "plot", "ranking", str(tmp_path / "agg.tsv"),
+                             "-o", str(tmp_path / "x.png")], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr == "rankeval: plot needs matplotlib: pip install 'rankeval-cli[plot]'\n"
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_help_does_not_import_matplotlib():
+    code = "import sys\nfrom rankeval_cli.commands import plot\nprint('matplotlib' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False"
