@@ -74,7 +74,9 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
     so the same input gives the same bytes. Needs matplotlib:
-    pip install 'rankeval-cli[plot]'.
+    pip install 'rankeval-cli[plot]'. Definitions of rank ranges, clusters and
+    the correlations: docs/definitions.md#rank-ranges, #clusters,
+    #system-correlation.
 
     \b
     Examples:
