@@ -7,6 +7,7 @@ the correlations can be looked up; the correlations are computed here independen
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 import subprocess
@@ -277,3 +278,66 @@ def test_help_does_not_import_matplotlib():
     code = "import sys\nfrom rankeval_cli.commands import plot\nprint('matplotlib' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False"
+
+
+def test_ranking_bars_span_the_rank_ranges_and_bands_mark_the_clusters(tmp_path):
+    from rankeval_cli.figures.data import read_rankings
+    from rankeval_cli.figures.draw import ranking_figure
+
+    (tmp_path / "agg.tsv").write_text(RANKING)
+    fig = ranking_figure(read_rankings(tmp_path / "agg.tsv"))
+    ax = fig.axes[0]
+    bars = [line for line in ax.lines if line.get_linewidth() == 3]
+    spans = [(float(line.get_xdata()[0]) + 0.3, float(line.get_xdata()[1]) - 0.3, float(line.get_ydata()[0]))
+             for line in bars]
+    assert spans == [(1, 1, 0), (2, 3, 1), (2, 3, 2), (4, 4, 3)]  # lo, hi, row (best first)
+    dots = [line for line in ax.lines if line.get_marker() == "o"][0]
+    assert list(dots.get_xdata()) == [1, 2, 3, 4]
+    # clusters {alpha}, {beta, gamma}, {delta}: the second is shaded, rows 0.5..2.5
+    assert len(ax.patches) == 1 and ax.patches[0].get_y() == 0.5 and ax.patches[0].get_height() == 2
+    separators = sorted(float(line.get_ydata()[0]) for line in ax.lines if line.get_linestyle() == "--")
+    assert separators == [0.5, 2.5]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["alpha", "beta", "gamma", "delta"]
+
+
+def test_ranking_reads_json_lines_tables(tmp_path):
+    from rankeval_cli.figures.data import read_rankings
+
+    lines = [{"lp": "de-en", "item": i, "score": s, "rank": r, "lo": r, "hi": r, "cluster": r, "signature": "x"}
+             for r, (i, s) in enumerate([("b", 0.9), ("a", 0.1)], 1)]
+    path = tmp_path / "agg.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (ranking,) = read_rankings(path, ["lp"])
+    assert ranking.key == ("de-en",) and ranking.items == ["b", "a"] and ranking.scores == [0.9, 0.1]
+
+
+def test_distribution_boxes_show_the_quartiles_of_the_defined_values(tmp_path):
+    from rankeval_cli.figures.data import read_series
+    from rankeval_cli.figures.draw import distribution_figure
+
+    rng = np.random.default_rng(7)
+    values = [rng.random(31).tolist(), (rng.random(12) * 0.5).tolist()]
+    paths = []
+    for name, vals in zip(("x", "y"), values):
+        path = tmp_path / f"{name}.tsv"
+        path.write_text("group\ttau\tp\n" + "".join(f"g{i}\t{v!r}\t0.5\n" for i, v in enumerate(vals)) + "gz\tnan\tnan\n")
+        paths.append(path)
+    series = read_series(paths)
+    assert [s.undefined for s in series] == [1, 1] and [s.column for s in series] == ["tau", "tau"]
+    fig = distribution_figure(series)
+    ax = fig.axes[0]
+    medians = [line for line in ax.lines if line.get_color() == "#1f4e79" and len(line.get_xdata()) == 2]
+    assert [float(m.get_ydata()[0]) for m in medians] == pytest.approx([float(np.median(v)) for v in values])
+
+
+def test_scatter_legend_agrees_with_correlate(tmp_path):
+    convert = CliRunner().invoke(main, ["convert", "--from", "jcml", "--pred-attr", "length",
+                                        str(ROOT / "examples" / "wmt10-de-en.xf.jcml")])
+    correlate = CliRunner().invoke(main, ["correlate", "--method", "gt-others"], input=convert.stdout)
+    rows = [line.split("\t") for line in correlate.stdout.splitlines()]
+    values = {row[1]: float(row[2]) for row in rows[1:] if row[0] == "system"}
+    out = tmp_path / "s.svg"
+    result = run(["scatter", "--method", "gt-others", "-o", str(out)], input=convert.stdout)
+    assert result.exit_code == 0, result.output
+    assert (f"Pearson r = {values['pearson']:.3f}, Kendall \u03c4 = {values['kendall']:.3f}"
+            in svg_texts(out))
