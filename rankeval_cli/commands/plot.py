@@ -74,9 +74,11 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
     so the same input gives the same bytes. Needs matplotlib:
-    pip install 'rankeval-cli[plot]'. Definitions of rank ranges, clusters and
-    the correlations: docs/definitions.md#rank-ranges, #clusters,
-    #system-correlation.
+    pip install 'rankeval-cli[plot]'.
+
+    \b
+    Definitions: docs/definitions.md#rank-ranges, #clusters,
+    #system-correlation (the legend's r and tau).
 
     \b
     Examples:
