@@ -13,6 +13,7 @@ import gzip
 import json
 import math
 import os
+import tempfile
 import re
 import subprocess
 import sys
@@ -34,6 +35,8 @@ STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {
     "compare": ["--pred-columns", "pred,pred", "--bootstrap", "20", "--permutations", "20"],
+    # a figure of the stream's systems, written to a file (stdout stays empty)
+    "plot": ["scatter", "-o", os.path.join(tempfile.mkdtemp(prefix="rankeval-contract-"), "plot.svg")],
 }
 
 

@@ -341,3 +341,19 @@ def test_scatter_legend_agrees_with_correlate(tmp_path):
     assert result.exit_code == 0, result.output
     assert (f"Pearson r = {values['pearson']:.3f}, Kendall \u03c4 = {values['kendall']:.3f}"
             in svg_texts(out))
+
+
+def test_empty_inputs_give_an_empty_figure_and_a_note(tmp_path):
+    (tmp_path / "empty.tsv").write_text("item\tscore\trank\tsignature\n")
+    out = tmp_path / "e.svg"
+    result = run(["ranking", str(tmp_path / "empty.tsv"), "-o", str(out)])
+    assert result.exit_code == 0 and "no ranked system in the table" in result.output
+    assert "no ranked system" in svg_texts(out)
+    result = run(["scatter", "-o", str(out)], input="group\titem\tgold\tpred\n")
+    assert result.exit_code == 0 and "no system scored on both sides" in result.output
+    assert "no system scored on both sides" in svg_texts(out)
+    a = per_group(tmp_path, "a", [0.5, 0.7])
+    (tmp_path / "b.tsv").write_text("group\tn\tskipped\tndcg\n")
+    result = run(["distribution", str(a), str(tmp_path / "b.tsv"), "-o", str(out)])
+    assert result.exit_code == 0 and "b: no defined value to draw" in result.output
+    assert "(n = 0)" in svg_texts(out) and "(n = 2)" in svg_texts(out)

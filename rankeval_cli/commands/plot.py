@@ -33,8 +33,9 @@ def _split_commas(ctx, param, value):
               help="scatter: FILES are aggregate tables, two with a score column each (x = human first, "
                    "y = metric second) or one with gold_score and pred_score (--column both).")
 @click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
-              show_default=True, metavar="|".join(METHOD_NAMES),
-              help="scatter from a stream: how the gold and pred system scores are aggregated.")
+              show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
+              help="scatter from a stream: how the gold and pred system scores are aggregated: "
+                   + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
 @ranking_options
 @method_options
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", callback=_split_commas,
@@ -137,13 +138,14 @@ def _rankings(files, by):
     from ..figures.data import read_rankings
 
     rankings = read_rankings(files[0], by)
-    if not any(r.has_ranges for r in rankings):
+    if not rankings:
+        _common.warn(f"{files[0]}: no ranked system in the table; the figure is empty")
+    elif not any(r.has_ranges for r in rankings):
         _common.warn("no lo/hi columns: rank ranges need `rankeval aggregate --bootstrap N`")
     return rankings
 
 
 def _scatter(files, input_format, exclude_systems, aggregates, method, by, higher_better, options, labels):
-    from ..errors import DataError
     from ..figures.data import scatter_panels
 
     from .correlate import _from_groups, _from_tables
@@ -158,12 +160,11 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
     panels = scatter_panels(pairs)
     if not panels:
-        raise DataError("no system scores to plot", files[0] if files else "<stdin>")
+        _common.warn("no system scored on both sides; the figure is empty")
     for panel in panels:
         where = ", ".join(f"{b}={k}" for b, k in zip(by, panel.key))
         if not panel.items:
-            raise DataError(f"no system scored on both sides{' (' + where + ')' if where else ''}",
-                            files[0] if files else "<stdin>")
+            _common.warn(f"{where + ': ' if where else ''}no system scored on both sides; the panel is empty")
         if panel.unmatched:
             _common.warn(f"{where + ': ' if where else ''}{panel.unmatched} system(s) scored on one side only "
                          "left out")
@@ -181,4 +182,6 @@ def _series(files, measures, labels):
     for s in series:
         if s.undefined:
             _common.warn(f"{s.label}: {s.undefined} undefined value(s) left out")
+        if not s.values:
+            _common.warn(f"{s.label}: no defined value to draw")
     return series

@@ -102,6 +102,8 @@ def number(value, column: str, name: str, line_no: int) -> float:
 def read_rankings(source, by=()) -> list[Ranking]:
     """The rankings of an ``aggregate`` (or ``borda``) table, one per ``--by`` value, best first.
 
+    An empty table gives no ranking (the figure says so).
+
     ``lo hi cluster`` (written by ``aggregate --bootstrap N``) give the rank ranges; without
     them every item's range is its rank and ``has_ranges`` is False. Items without a rank
     (never compared) are left out. A ``--column both`` table is refused: plot one side.
@@ -153,8 +155,6 @@ def read_rankings(source, by=()) -> list[Ranking]:
             ranking.cluster = list(range(1, len(ranking.items) + 1))
         if ranking.items:
             out.append(ranking)
-    if not out:
-        raise DataError("no ranked item in the table", name)
     return out
 
 
@@ -201,8 +201,8 @@ def read_series(sources, columns=(), labels=()) -> list[Series]:
                 values = {c: [] for c in chosen}
             for column in chosen:
                 values[column].append(number(record[column], column, name, line_no))
-        if values is None:
-            raise DataError("no rows", name)
+        if values is None:  # an empty table: empty series, counted by the caller
+            values = {c: [] for c in (chosen or ["value"])}
         stem = Path(name).name
         for suffix in (".gz", ".tsv", ".jsonl", ".json"):
             stem = stem[: -len(suffix)] if stem.endswith(suffix) else stem

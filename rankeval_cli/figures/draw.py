@@ -50,9 +50,20 @@ def _panel_title(by, key) -> str:
     return ", ".join(f"{b}={k}" for b, k in zip(by, key))
 
 
+def _nothing(ax, text: str) -> None:
+    """An empty panel that says why (an empty input is a result, not an error)."""
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#555555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def ranking_figure(rankings, by=(), title: str | None = None):
     """System rankings with bootstrap rank ranges and clusters, one panel per ranking."""
     plt = _pyplot()
+    if not rankings:
+        fig, ax = plt.subplots(figsize=(4.6, 1.6))
+        _nothing(ax, "no ranked system")
+        return fig
     most = max(len(r.items) for r in rankings)
     fig, axes = _grid(plt, len(rankings), (4.6, 0.28 * most + 1.1))
     for ax, ranking in zip(axes, rankings):
@@ -103,8 +114,15 @@ def correlation_label(panel) -> str:
 def scatter_figure(panels, by=(), xlabel: str = "human", ylabel: str = "metric", title: str | None = None):
     """Metric (y) against human (x) system scores, points labelled, correlations in the legend."""
     plt = _pyplot()
-    fig, axes = _grid(plt, len(panels), (4.6, 4.0), max_columns=3)
+    fig, axes = _grid(plt, max(len(panels), 1), (4.6, 4.0), max_columns=3)
+    if not panels:
+        _nothing(axes[0], "no system scored on both sides")
     for ax, panel in zip(axes, panels):
+        if by:
+            ax.set_title(_panel_title(by, panel.key))
+        if not panel.items:
+            _nothing(ax, "no system scored on both sides")
+            continue
         ax.scatter(panel.x, panel.y, s=18, color=COLOR, label=correlation_label(panel), zorder=3)
         for item, x, y in zip(panel.items, panel.x, panel.y):
             ax.annotate(item, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#333333")
@@ -114,8 +132,6 @@ def scatter_figure(panels, by=(), xlabel: str = "human", ylabel: str = "metric",
         r = panel.correlations["pearson"].value
         ax.legend(loc="upper right" if r < 0 else "lower right", fontsize=8, frameon=True, handletextpad=0.3)
         ax.margins(0.12)
-        if by:
-            ax.set_title(_panel_title(by, panel.key))
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -126,16 +142,18 @@ def distribution_figure(series, style: str = "box", ylabel: str = "value", title
     """Box (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violin plots, side by side."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(3.2, 1.1 * len(series) + 1.6), 3.8))
-    data = [s.values for s in series]
     positions = list(range(1, len(series) + 1))
-    if style == "violin":
-        parts = ax.violinplot(data, positions=positions, showmeans=True, showextrema=True)
+    drawn = [(p, s.values) for p, s in zip(positions, series) if s.values]  # an empty series: a label only
+    data, where = [v for _, v in drawn], [p for p, _ in drawn]
+    if data and style == "violin":
+        parts = ax.violinplot(data, positions=where, showmeans=True, showextrema=True)
         for body in parts["bodies"]:
             body.set_facecolor(COLOR)
             body.set_alpha(0.35)
-    else:
-        ax.boxplot(data, positions=positions, showmeans=True, widths=0.55,
+    elif data:
+        ax.boxplot(data, positions=where, showmeans=True, widths=0.55,
                    medianprops={"color": COLOR}, meanprops={"markerfacecolor": COLOR, "markeredgecolor": COLOR})
+    ax.set_xlim(0.4, len(series) + 0.6)
     ax.set_xticks(positions)
     ax.set_xticklabels([f"{s.label}\n(n = {len(s.values)})" for s in series])
     ax.set_ylabel(ylabel)
