@@ -33,6 +33,9 @@ COMMANDS = {
 }
 
 
+HELP_NAMES = ["-h", "--help"]
+
+
 class LazyGroup(click.Group):
     """A group that imports a subcommand's module only when that subcommand runs."""
 
@@ -42,7 +45,10 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not _module_exists(name):
             return None
-        return importlib.import_module(f"rankeval_cli.commands.{name}").command
+        command = importlib.import_module(f"rankeval_cli.commands.{name}").command
+        # -h works however the command's context is made (click caches its help option per command)
+        command.context_settings.setdefault("help_option_names", HELP_NAMES)
+        return command
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]
@@ -55,7 +61,7 @@ def _module_exists(name: str) -> bool:
     return importlib.util.find_spec(f"rankeval_cli.commands.{name}") is not None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_NAMES})
 @click.version_option(__version__, prog_name="rankeval")
 def main():
     """Evaluate machine-predicted rankings against human (gold) rankings.
