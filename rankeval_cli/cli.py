@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
 
@@ -41,7 +42,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not _module_exists(name):
             return None
-        return importlib.import_module(f"rankeval_cli.commands.{name}").command
+        return importlib.import_module(f"rankeval_cli.commands.{_module(name)}").command
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]
@@ -50,8 +51,13 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+def _module(name: str) -> str:
+    """The module of a command: ``meta-eval`` lives in ``meta_eval.py``."""
+    return name.replace("-", "_")
+
+
 def _module_exists(name: str) -> bool:
-    return importlib.util.find_spec(f"rankeval_cli.commands.{name}") is not None
+    return importlib.util.find_spec(f"rankeval_cli.commands.{_module(name)}") is not None
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
