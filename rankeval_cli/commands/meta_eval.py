@@ -146,57 +146,47 @@ def _signature(measures, options, include_human, exclude_systems, refset) -> str
 
 
 def _records(tables, measures, options, sig):
-    """Rows: every (lp, metric), then every metric's pooled row (lp "all")."""
-    from ..stats.metrics_table import average_over_tasks, rank_task, task_values
+    """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
+    from ..stats.metrics_table import run_table
 
-    results = {}
-    for table in tables:
-        for measure in measures:
-            values = task_values([table], table.lp, measure, options)
-            results[(table.lp, measure.name)] = rank_task([table], values, options)
-    pooled = len(tables) > 1
-    for measure in measures:
-        if measure.level == "pa" and pooled:
-            results[("all", measure.name)] = rank_task(tables, task_values(tables, "all", measure, options),
-                                                       options)
-    # the tasks averaged: every statistic of every lp, but pairwise accuracy once, pooled over lps
-    tasks = [r for (lp, _), r in results.items() if not (pooled and r.measure.level == "pa") or lp == "all"]
-    avg, avg_ranks, avg_order = average_over_tasks(tasks, options.threshold)
+    results, average = run_table(tables, measures, options)
+    avg = _lookup(average)
     rows = []
     for table in tables:
-        names = _row_order(table.metric_names, avg_order, results, table.lp, measures)
-        for name in names:
+        for name in _row_order(table.metric_names, average, results.get((table.lp, measures[0].name))):
             row = {"lp": table.lp, "metric": name}
             for measure in measures:
-                r = results[(table.lp, measure.name)]
-                row[measure.name] = r.values.get(name)
-                row[f"{measure.name}:rank"] = r.ranks.get(name)
-                if measure.level == "seg" and measure.statistic == "accuracy":
-                    row[f"{measure.name}:epsilon"] = r.epsilons.get(name)
+                _cells(row, measure, results.get((table.lp, measure.name)), name)
             row.update({"avg": None, "avg:rank": None, "systems": len(table.systems),
                         "segments": len(table.segments), "sys_scores": table.sys_origin.get(name),
                         "signature": sig})
             rows.append(row)
-    names = list(dict.fromkeys([*avg_order, *(n for t in tables for n in t.metric_names)]))
-    for name in names:
+    everywhere = [n for n in tables[0].metric_names if all(n in t.metrics_sys for t in tables)]
+    for name in _row_order(everywhere, average, results.get(("all", "sys-pa"))):
         row = {"lp": "all", "metric": name}
         for measure in measures:
-            r = results.get(("all", measure.name))
-            row[measure.name] = None if r is None else r.values.get(name)
-            row[f"{measure.name}:rank"] = None if r is None else r.ranks.get(name)
-            if measure.level == "seg" and measure.statistic == "accuracy":
-                row[f"{measure.name}:epsilon"] = None
-        row.update({"avg": avg.get(name), "avg:rank": avg_ranks.get(name),
-                    "systems": sum(len(t.systems) for t in tables if name in t.metrics_sys),
-                    "segments": sum(len(t.segments) for t in tables if name in t.metrics_sys),
-                    "sys_scores": None, "signature": sig})
+            _cells(row, measure, results.get(("all", measure.name)), name)
+        value, rank = avg.get(name, (None, None))
+        row.update({"avg": value, "avg:rank": rank, "systems": sum(len(t.systems) for t in tables),
+                    "segments": sum(len(t.segments) for t in tables), "sys_scores": None, "signature": sig})
         rows.append(row)
     return rows
 
 
-def _row_order(names, avg_order, results, lp, measures):
-    """Metrics by average (those in every task), then by the first measure's order, then by name."""
-    first = results[(lp, measures[0].name)]
-    order = first.order or sorted(first.values, key=lambda n: (-first.values[n], n))
-    return list(dict.fromkeys([*(n for n in avg_order if n in names), *(n for n in order if n in names),
-                               *sorted(names)]))
+def _lookup(comparison) -> dict:
+    """name -> (value, rank) of a Comparison (empty for None)."""
+    return {} if comparison is None else comparison.as_dict()
+
+
+def _cells(row, measure, comparison, name) -> None:
+    """The value and rank columns of one measure (and ε for acc-eq); empty where not computed."""
+    value, rank = _lookup(comparison).get(name, (None, None))
+    row[measure.name], row[f"{measure.name}:rank"] = value, rank
+    if measure.level == "seg" and measure.statistic == "accuracy":
+        row[f"{measure.name}:epsilon"] = None if comparison is None else comparison.epsilons.get(name)
+
+
+def _row_order(names, average, first):
+    """Metrics by the average (those in every task), then by the first measure, then by name."""
+    ranked = [*(average.names if average else []), *(first.names if first else [])]
+    return list(dict.fromkeys([*(n for n in ranked if n in names), *sorted(names)]))
