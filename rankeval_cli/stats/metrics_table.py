@@ -75,11 +75,9 @@ def parse_measure(text: str, average_by: str | None = None) -> Measure:
 
 def parse_measures(texts, average_by: str | None = None) -> list[Measure]:
     """Measures from repeatable, comma-separated ``-m`` values (default: the WMT24 table)."""
-    names = [n for t in texts for n in t.split(",") if n.strip()] if texts else None
-    if names is None:
-        names = [n for n in DEFAULT_MEASURES if average_by is None or "@" not in n or n.endswith("@none")]
-        if average_by is not None:  # one grouping for every segment measure
-            names = [n.split("@")[0] if "@" in n else n for n in names]
+    names = [n for t in texts for n in t.split(",") if n.strip()] if texts else list(DEFAULT_MEASURES)
+    if not texts and average_by is not None:  # one grouping for every segment measure of the default
+        names = [n.split("@")[0] for n in names]
     out = []
     for name in names:
         measure = parse_measure(name, average_by)
