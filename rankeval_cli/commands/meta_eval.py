@@ -9,7 +9,6 @@ from . import _common
 GROUPINGS = ("none", "item", "system")
 MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
                  "seg-spearman", "seg-kendall")
-TABLE_FORMATS = ("tsv", "jsonl", "json")
 
 
 def _complete_measure(ctx, param, incomplete):
@@ -65,10 +64,7 @@ def _complete_measure(ctx, param, incomplete):
               help="Trials of each permutation test (and of the SPA p-values).")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of the permutation tests.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-              help="Write here instead of stdout; written to a temporary file and renamed.")
-@click.option("--output-format", type=click.Choice(TABLE_FORMATS), default="tsv", show_default=True,
-              help="Output encoding.")
+@_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems, measures,
             average_by, variant, epsilon, permutations, seed, output, output_format):
@@ -103,7 +99,6 @@ def command(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
       rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 --lp en-de -m sys-pa,seg-acc-eq@item
     """
     from ..stats.metrics_table import Options, parse_measures
-    from ..summary import RecordWriter
 
     try:
         chosen = parse_measures(measures, average_by)
@@ -118,8 +113,8 @@ def command(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
     tables = _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant)
     records = _records(tables, chosen, options, _signature(chosen, options, include_human, exclude_systems, refset))
-    with _common.output_stream(output) as out:
-        RecordWriter(out, output_format).write_many(records)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(records)
 
 
 def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
