@@ -21,7 +21,7 @@ def _complete_measure(ctx, param, incomplete):
 
 
 @click.command(name="meta-eval")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
+@click.argument("score_files", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORE_FILES]...")
 @click.option("--human", "humans", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Human segment scores, repeatable (one file per language pair): Google's MQM "
                    "(mqm_TESTSET_xxyy...tsv: system mqm_avg_score seg_id) or mt-metrics-eval's "
@@ -31,7 +31,7 @@ def _complete_measure(ctx, param, incomplete):
                    "join WMT20-21 score files, which number segments within documents.")
 @click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
               help="An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
-                   "--human and FILES.")
+                   "--human and SCORE_FILES.")
 @click.option("--human-name", default=None, metavar="NAME",
               help="--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
 @click.option("--lp", "lps", multiple=True, metavar="XX-YY",
@@ -66,8 +66,8 @@ def _complete_measure(ctx, param, incomplete):
               help="Seed of the permutation tests.")
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
-def command(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems, measures,
-            average_by, variant, epsilon, permutations, seed, output, output_format):
+def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
+            measures, average_by, variant, epsilon, permutations, seed, output, output_format):
     """The WMT22-24 metrics table: each metric's statistics and significance clusters.
 
     Reads human segment scores and metric score files (WMT metric score files,
@@ -104,13 +104,14 @@ def command(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
         chosen = parse_measures(measures, average_by)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="-m/--measure") from None
-    if mtme_dir and (files or humans or indexes):
-        raise click.UsageError("--mtme reads its own human and metric scores: give no FILES, --human or --index")
+    if mtme_dir and (score_files or humans or indexes):
+        raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
+                               "--index")
     if not mtme_dir and not humans:
         raise click.UsageError("give the human scores (--human FILE) or an mt-metrics-eval directory (--mtme DIR)")
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
-    tables = _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
+    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant)
     records = _records(tables, chosen, options, _signature(chosen, options, include_human, exclude_systems, refset))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
