@@ -118,8 +118,8 @@ class PaddedPearson:
         X = np.where(self.mask, M[:, self.index], 0.0)  # (K, G, S)
         mean = X.sum(-1) / self.nn
         d = np.where(self.mask, X - mean[..., None], 0.0)
-        sxx = np.einsum("kgs,kgs->kg", d, d)
-        sxy = np.einsum("kgs,gs->kg", d, self.yc)
+        sxx = (d * d).sum(-1)  # row by row: results do not depend on the chunk size
+        sxy = (d * self.yc).sum(-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             r = np.clip(sxy / np.sqrt(sxx * self.syy), -1.0, 1.0)
         xmax = np.where(self.mask, X, -np.inf).max(-1)
