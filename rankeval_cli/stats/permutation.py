@@ -133,6 +133,78 @@ class PaddedPearson:
                                  (K, self.G)), **self.average)[0]
 
 
+try:  # scipy's compiled discordant-pair count (Knight 1966, Fenwick tree), used by scipy.stats.kendalltau
+    from scipy.stats._stats import _kendall_dis
+except ImportError:  # pragma: no cover - then the vectorized merge sort of measures.pairs is used
+    _kendall_dis = None
+
+#: Up to this many groups, Kendall trials count each long group with scipy's compiled routine.
+LONG_KENDALL_MAX_GROUPS = 64
+
+
+class LongKendall:
+    """Pair counts of a few long groups, row by row, as scipy.stats.kendalltau counts them.
+
+    Per group: sort by metric and take dense ranks, stable-sort by human,
+    count discordant pairs (scipy's compiled Fenwick-tree count), joint ties
+    from runs of equal (human, metric) ranks, metric ties from rank counts;
+    human ties are fixed. C = N - ties_h - ties_m + T_hm - D.
+    """
+
+    def __init__(self, variant, human, offsets, average):
+        self.variant = variant
+        self.offsets = offsets
+        self.n = np.diff(offsets)
+        self.human = [np.asarray(human[b:e], np.float64) for b, e in zip(offsets[:-1], offsets[1:])]
+        self.human_ties = np.array([_tied_pairs(h) for h in self.human], np.int64)
+        self.average = average
+
+    def group_counts(self, X, g):
+        """(C, D, T_h, T_m, T_hm) of group g for every row of X (K, n_g)."""
+        h = self.human[g]
+        perm = np.argsort(X, axis=1)
+        xs = np.take_along_axis(X, perm, axis=1)
+        new_x = np.ones(xs.shape, bool)
+        new_x[:, 1:] = xs[:, 1:] != xs[:, :-1]
+        xr = np.cumsum(new_x, axis=1, dtype=np.intp)  # metric dense ranks
+        hs = h[perm]
+        perm = np.argsort(hs, axis=1, kind="stable")
+        xr = np.take_along_axis(xr, perm, axis=1)
+        hs = np.take_along_axis(hs, perm, axis=1)  # every row: the sorted human scores
+        hr = np.r_[True, hs[0, 1:] != hs[0, :-1]].cumsum(dtype=np.intp)
+        dis = np.array([_kendall_dis(hr, row) for row in xr], np.int64)
+        new_joint = new_x.copy()  # reused buffer: runs of equal (human, metric) ranks
+        new_joint[:, 1:] = (hr[None, 1:] != hr[None, :-1]) | (xr[:, 1:] != xr[:, :-1])
+        both = _run_pairs(new_joint)
+        metric_ties = _run_pairs(new_x)
+        total = X.shape[1] * (X.shape[1] - 1) // 2
+        ht = int(self.human_ties[g])
+        return total - metric_ties - ht + both - dis, dis, ht - both, metric_ties - both, both
+
+    def values(self, M) -> np.ndarray:
+        K, G = M.shape[0], len(self.n)
+        counts = np.zeros((5, K, G), np.int64)
+        for g in range(G):
+            if self.n[g] >= 2:
+                counts[:, :, g] = self.group_counts(M[:, self.offsets[g]:self.offsets[g + 1]], g)
+        tau = ratio(*numerator_denominator(self.variant, *counts))
+        return me.average_groups(tau, np.broadcast_to(self.n, (K, G)),
+                                 np.broadcast_to(self.n * (self.n - 1) // 2, (K, G)), **self.average)[0]
+
+
+def _run_pairs(starts) -> np.ndarray:
+    """Per row, Σ L(L-1)/2 over runs (a run begins where ``starts`` is True): each item
+    counts the earlier items of its run."""
+    idx = np.arange(starts.shape[1])
+    run_start = np.maximum.accumulate(np.where(starts, idx, 0), axis=1)
+    return (idx - run_start).sum(axis=1)
+
+
+def _tied_pairs(values) -> int:
+    _, c = np.unique(values, return_counts=True)
+    return int((c * (c - 1) // 2).sum())
+
+
 class CellStatistic:
     """f over cells (human fixed, groups fixed), for a (K, n) batch of metric vectors."""
 
@@ -147,6 +219,10 @@ class CellStatistic:
         self.average = dict(weighting=weighting, undefined_as_zero=undefined_as_zero)
         if self.statistic == "pearson":
             self._pearson = PaddedPearson(self.human, self.offsets, self.average)
+        self._long = None
+        if (self.statistic == "kendall" and self.variant != "c" and not epsilon and min_human_diff is None
+                and not calibrate and len(self.offsets) - 1 <= LONG_KENDALL_MAX_GROUPS and _kendall_dis):
+            self._long = LongKendall(self.variant, self.human, self.offsets, self.average)
 
 
     def values(self, M: np.ndarray) -> np.ndarray:
@@ -155,6 +231,8 @@ class CellStatistic:
         K, n = M.shape
         if self.statistic == "pearson":
             return self._pearson.values(M)
+        if self._long is not None:
+            return self._long.values(M)
         if self.calibrate:  # re-calibrated for every row
             out = np.empty(K)
             for r in range(K):
