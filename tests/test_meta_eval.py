@@ -114,6 +114,16 @@ def test_rows_columns_and_the_average(default_rows):
     assert row(default_rows, "en-de", "chrF")["avg"] == ""
 
 
+def test_wmt23_task_weights():
+    rows = table(run(*FILES, *QUICK, "-m", "sys-pa,sys-pearson", "--task-weights", "wmt23").stdout)
+    for metric in ("chrF", "YiSi-2"):
+        pooled = float(row(rows, "all", metric)["sys-pa"])
+        pearson = [(float(row(rows, lp, metric)["sys-pearson"]) + 1) / 2 for lp in ("en-de", "zh-en")]
+        expected = (2 * pooled + sum(pearson)) / 4  # accuracy weighs 2 (language pairs), each Pearson 1
+        assert float(row(rows, "all", metric)["avg"]) == pytest.approx(expected, abs=1e-12)
+    assert "weights:wmt23" in rows[0]["signature"]
+
+
 def test_pooled_pairwise_accuracy(default_rows):
     agree = pairs = 0
     for lp in ("en-de", "zh-en"):

@@ -60,6 +60,9 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--epsilon", type=float, default=None, metavar="E",
               help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
+@click.option("--task-weights", type=click.Choice(("uniform", "wmt23")), default="uniform", show_default=True,
+              help="Weights of the tasks in the average: uniform (WMT24), or wmt23 (pairwise accuracy pooled "
+                   "over the language pairs weighs as many as there are language pairs, each other task 1).")
 @click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
               help="Trials of each permutation test (and of the SPA p-values).")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
@@ -67,7 +70,7 @@ def _complete_measure(ctx, param, incomplete):
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-            measures, average_by, variant, epsilon, permutations, seed, output, output_format):
+            measures, average_by, variant, epsilon, task_weights, permutations, seed, output, output_format):
     """The WMT22-24 metrics table: each metric's statistics and significance clusters.
 
     Reads human segment scores and metric score files (WMT metric score files,
@@ -77,7 +80,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     metrics, compares every pair with a paired permutation test and gives each
     metric the rank of its significance cluster: a metric starts a new rank when
     one above it in the cluster beats it at p <= 0.05. The average over all tasks
-    (each statistic of each language pair, rescaled to [0, 1], equal weights)
+    (each statistic of each language pair, rescaled to [0, 1]; --task-weights)
     gets clusters the same way. Definitions: docs/meta-evaluation.md.
 
     Systems: those with human scores, without human translations unless
@@ -112,7 +115,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
     tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
-    options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant)
+    options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights)
     records = _records(tables, chosen, options, _signature(chosen, options, include_human, exclude_systems, refset))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
@@ -136,7 +139,8 @@ def _signature(measures, options, include_human, exclude_systems, refset) -> str
     return signature("meta-eval", measures=",".join(m.name for m in measures),
                      tau=options.variant if uses_kendall else None,
                      epsilon=(options.epsilon if options.epsilon is not None else "calibrated") if uses_acc else None,
-                     permutations=options.permutations, seed=options.seed, p=options.threshold,
+                     weights=options.weights, permutations=options.permutations, seed=options.seed,
+                     p=options.threshold,
                      human="included" if include_human else "excluded",
                      exclude=",".join(exclude_systems) or None, refset=refset)
 

@@ -96,6 +96,7 @@ class Options:
     variant: str = "b"  # tau variant of seg-kendall / sys-kendall
     threshold: float = 0.05  # p-value at which a metric starts a new cluster
     early_stop: bool = True  # mt-metrics-eval's Task default: blocks of 100, stop when p < 0.02 or p > 0.5
+    weights: str = "uniform"  # uniform (WMT24) or wmt23 (pooled pairwise accuracy weighs as many lps)
 
 
 def compare_task(tables, measure: Measure, options: Options, rng):
@@ -159,7 +160,22 @@ def run_table(tables, measures: list[Measure], options: Options):
     for measure in measures:
         if measure.level == "pa" and pooled:
             results[("all", measure.name)] = compare_task(tables, measure, options, rng)
-    tasks = [r for (lp, name), r in results.items()
-             if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
-    average = me.average_comparison(tasks, threshold=options.threshold) if tasks else None
+    keys = [(lp, name) for (lp, name), r in results.items()
+            if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
+    tasks = [results[k] for k in keys]
+    weights = task_weights(keys, len(tables), options.weights)
+    average = me.average_comparison(tasks, weights, threshold=options.threshold) if tasks else None
     return results, average
+
+
+def task_weights(keys, n_lps: int, scheme: str) -> list[float]:
+    """Weights of the averaged tasks, summing to 1.
+
+    ``uniform``: all equal (WMT24-25). ``wmt23``: pairwise accuracy (pooled over the
+    language pairs) weighs as many as there are language pairs, every other task 1
+    (WMT23, Freitag et al. 2023; with its four statistics this is mt-metrics-eval's
+    ``wmt23_weights``).
+    """
+    raw = [float(n_lps) if scheme == "wmt23" and name == "sys-pa" else 1.0 for _, name in keys]
+    total = sum(raw)
+    return [w / total for w in raw]
