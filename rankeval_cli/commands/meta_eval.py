@@ -96,6 +96,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
 
     \b
     Examples:
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 -m sys-pa,seg-acc-eq@item --output-format markdown
       D=../shared/data/wmt20-mqm
       rankeval meta-eval --human $D/mqm_newstest2020_ende.avg_seg_scores.tsv \\
         --index $D/details.en-de.txt $D/YiSi-2.seg.score.gz $D/YiSi-2.sys.score.gz
