@@ -270,3 +270,11 @@ def test_real_wmt20_join_gives_the_published_scale_and_the_segid_join_fails(shar
     assert 0.19 < np.nanmean(taus) < 0.20
     with gzip.open(shared / "wmt20-da" / "chrF.seg.score.gz", "rt") as f:
         assert sum(1 for line in f if "\ten-de\t" in line and line.split("\t")[6] == "1") > 7 * 10
+
+
+def test_convert_from_mqm_with_a_segment_missing_from_the_index(tmp_path):
+    path = write(tmp_path / "mqm_newstest2020_ende.tsv", "system mqm_avg_score seg_id\nA -1 1\nA -1 99\n")
+    result = CliRunner().invoke(main, ["convert", "--from", "mqm", path, "--index", str(DETAILS)])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"rankeval: {path}:3: seg_id 99 of en-de newstest2020 is not in the "
+                                     f"test-set index ({DETAILS})")

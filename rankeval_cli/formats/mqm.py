@@ -138,15 +138,18 @@ def _document_keys(index, lp, testset, segment, scores, order):
 
     table = read_index(index) if isinstance(index, (str, list, tuple)) else index
     by_segno = {(k[0], k[1], v): k for k, v in table.segno.items()}
+    distinct, inverse = np.unique(segment, return_inverse=True)
     keys, docids = [], []
-    for row, segno in zip(order.tolist(), segment.tolist()):
+    for position, segno in enumerate(distinct.tolist()):  # once per segment, not per row
         key = by_segno.get((lp, testset, segno)) if testset else None
         if key is None:
             candidates = [k for (l, _, s), k in by_segno.items() if l == lp and s == segno]
             key = candidates[0] if len(candidates) == 1 else None
         if key is None:
+            row = order[int(np.flatnonzero(inverse.ravel() == position)[0])]
             raise DataError(f"seg_id {segno} of {lp} {testset or ''} is not in the test-set index "
                             f"({', '.join(table.sources)})", scores.source, int(scores.line[row]))
         keys.append(f"{key[2]}::{key[3]}")
         docids.append(key[2])
-    return np.array(keys, dtype=object), np.array(docids, dtype=object)
+    inverse = inverse.ravel()
+    return np.array(keys, dtype=object)[inverse], np.array(docids, dtype=object)[inverse]
