@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import _common
+from .tau import variant_option
 
 GROUPINGS = ("none", "item", "system")
 MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
@@ -54,9 +55,8 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--average-by", type=click.Choice(GROUPINGS), default=None,
               help="Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
                    "per segment, then the mean; system: per system).")
-@click.option("--tau-variant", "variant", default="b", show_default=True, metavar="VARIANT",
-              callback=_common.parsed_by("measures.tau:canonical_variant"),
-              help="Kendall variant of seg-kendall and sys-kendall (b = scipy).")
+@variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
+                "tau --help.", aliases=())
 @click.option("--epsilon", type=float, default=None, metavar="E",
               help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
