@@ -188,3 +188,14 @@ def test_bad_data_is_one_line_with_file_and_line(tmp_path):
     assert result.stderr.strip() == f"rankeval: {bad}:3: column 'mqm_avg_score': 'one' is not a finite number"
     result = run("--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), str(EXCERPT / "chrF.seg.score"), code=1)
     assert "numbers segments within documents" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_metric_with_system_scores_only():
+    args = ["--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), "--index", str(EXCERPT / "details.txt"),
+            str(EXCERPT / "chrF.sys.score"), str(EXCERPT / "YiSi-2.seg.score"), *QUICK]
+    rows = table(run(*args).stdout)
+    chrf = row(rows, "en-de", "chrF")
+    assert chrf["sys-pearson"] != "" and chrf["sys-pa"] != "" and chrf["sys_scores"] == "file"
+    assert chrf["spa"] == chrf["seg-pearson@none"] == chrf["seg-acc-eq@item"] == ""
+    assert row(rows, "all", "chrF")["avg"] == ""  # not in every task: no average (mt-metrics-eval)
+    assert row(rows, "all", "YiSi-2")["avg"] != ""
