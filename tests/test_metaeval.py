@@ -366,7 +366,8 @@ def slow_perm_both(stat_fn, human, a, b, k, seed, block=None, lo=0.02, hi=0.5):
 
 @pytest.mark.parametrize("statistic,average_by,variant", [
     ("pearson", "none", None), ("pearson", "item", None), ("spearman", "system", None),
-    ("kendall", "item", "b"), ("kendall", "none", "b"), ("kendall", "item", "acc-eq")])
+    ("kendall", "item", "b"), ("kendall", "none", "b"), ("kendall", "item", "acc-eq"),
+    ("kendall", "system", "eq")])
 def test_perm_both_against_loop(statistic, average_by, variant):
     human, a = random_task(5, 4, 9, missing=0.1)
     _, b = random_task(6, 4, 9, missing=0.0)
@@ -376,15 +377,32 @@ def test_perm_both_against_loop(statistic, average_by, variant):
 
     def stat_fn(x):
         return me.seg_statistic(cells.human[None], x[None], statistic, "none", **opts).value if average_by == "none" \
-            else slow_average([scipy_value(statistic if statistic != "kendall" or variant == "b" else "kendall",
-                                           list(cells.human[g]), list(x[g])) if variant != "acc-eq" else
-                               slow_tau("acc-eq", slow_counts(cells.human[g], x[g])) for g in groups],
+            else slow_average([scipy_value(statistic, list(cells.human[g]), list(x[g]))
+                               if variant in (None, "b") else
+                               slow_tau(variant, slow_counts(cells.human[g], x[g])) for g in groups],
                               [len(g) for g in groups])
 
     p, k = slow_perm_both(stat_fn, cells.human, cells.metrics[0], cells.metrics[1], 60, 9, block=20, lo=0.1)
     stat = me.make_cell_statistic(statistic, cells.human, cells.offsets, **opts)
     r = pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 60, 9, early_stop=pm.EarlyStop(20, 0.1, 0.5))
     assert (r.p, r.k) == (p, k)
+
+
+def test_long_group_kendall_paths_agree(monkeypatch):
+    """Few long groups: scipy's compiled count and the vectorized merge sort give the same trials."""
+    human, a = random_task(9, 4, 120)  # groups longer than the per-pair path takes
+    _, b = random_task(10, 4, 120)
+    for average_by in ("none", "system"):
+        cells = me.grouped_cells(human, [a, b], average_by)
+        runs = []
+        for fallback in (False, True):
+            if fallback:
+                monkeypatch.setattr(pm, "_kendall_dis", None)
+            stat = me.make_cell_statistic("kendall", cells.human, cells.offsets, variant="wmt14")
+            assert (getattr(stat, "_long", None) is None) == fallback
+            runs.append(pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 40, 2))
+        monkeypatch.undo()
+        assert runs[0].draws.tobytes() == runs[1].draws.tobytes() and runs[0].p == runs[1].p
 
 
 def test_pairwise_permutation_against_loop():

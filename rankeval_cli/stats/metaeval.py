@@ -476,7 +476,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = 
 
     t = (r12 - r13) sqrt((n-1)(1+r23)) / sqrt(2 (n-1)/(n-3) K + r̄² (1-r23)³),
     K = 1 - r12² - r13² - r23² + 2 r12 r13 r23, r̄ = (r12 + r13)/2, with n - 3
-    degrees of freedom (Graham & Baldwin 2014, eq. 2); one-sided p = P(T > |t|).
+    degrees of freedom (Graham & Baldwin 2014); one-sided p = P(T > |t|).
     """
     from scipy.stats import t as student_t
 

@@ -1,7 +1,7 @@
 """Paired permutation tests between two metrics scored on the same human judgments.
 
 PERM-BOTH (Deutsch, Dror & Roth 2021, "A statistical analysis of summarization
-evaluation metrics using resampling methods", TACL, §4), as mt-metrics-eval's
+evaluation metrics using resampling methods", TACL), as mt-metrics-eval's
 ``PermutationSigDiff``: both metrics' cell scores are z-normalized, then in each
 of R trials every cell's two metric scores are swapped with probability 1/2,
 giving hybrid metrics m1, m2 (m1 takes metric b where the bit is 1, metric a
