@@ -24,7 +24,7 @@ mt-metrics-eval always leaves out the systems of the references in use.
 System-level scores come from system-level files where given (a metric's
 ``.sys.score``, mt-metrics-eval's ``LP.NAME.sys.score``); otherwise they are
 the mean of the system's available segment scores (how MQM system scores are
-defined, Freitag et al. 2021 §3).
+defined, Freitag et al. 2021).
 """
 
 from __future__ import annotations
