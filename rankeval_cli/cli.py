@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
     "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
@@ -45,7 +46,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not _module_exists(name):
             return None
-        command = importlib.import_module(f"rankeval_cli.commands.{name}").command
+        command = importlib.import_module(f"rankeval_cli.commands.{_module(name)}").command
         # -h works however the command's context is made (click caches its help option per command)
         command.context_settings.setdefault("help_option_names", HELP_NAMES)
         return command
@@ -57,8 +58,13 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+def _module(name: str) -> str:
+    """The module of a command: ``meta-eval`` lives in ``meta_eval.py``."""
+    return name.replace("-", "_")
+
+
 def _module_exists(name: str) -> bool:
-    return importlib.util.find_spec(f"rankeval_cli.commands.{name}") is not None
+    return importlib.util.find_spec(f"rankeval_cli.commands.{_module(name)}") is not None
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_NAMES})
