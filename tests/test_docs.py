@@ -35,7 +35,7 @@ def test_every_link_to_a_definition_resolves():
 
 
 @pytest.mark.parametrize("anchor", ["tau", "penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq",
-                                    "acc-eq", "micro-and-macro", "per-group-p", "set-level-p", "calibrate-ties",
+                                    "acc-eq", "micro-and-macro", "per-group-p", "tau-p", "calibrate-ties",
                                     "normalization", "tie-policy", "pessimistic", "optimistic", "expected", "mrr",
                                     "ndcg", "gain", "err", "rel-max", "rankdcg", "bph", "average-predicted",
                                     "precision-at-k", "map", "borda", "fv", "ge-others", "gt-others",

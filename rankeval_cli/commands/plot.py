@@ -156,7 +156,7 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
         pairs = _from_tables(files, by)
         names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
     else:
-        pairs, _ = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)
+        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)[0]
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
     panels = scatter_panels(pairs)
     if not panels:
