@@ -27,8 +27,10 @@ def _split_commas(ctx, param, value):
 @click.command(name="plot")
 @click.argument("kind", type=click.Choice(KINDS))
 @_common.input_options
-@click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf", callback=_figure_path,
-              help="The figure; its format comes from the suffix. Written to a temporary file and renamed.")
+@click.option("-o", "--output", required=True, metavar="FIGURE", type=click.Path(dir_okay=False),
+              callback=_figure_path,
+              help="The figure: FILE.png, FILE.svg or FILE.pdf (the suffix gives the format). Written to a "
+                   "temporary file and renamed.")
 @click.option("--aggregates", is_flag=True,
               help="scatter: FILES are aggregate tables, two with a score column each (x = human first, "
                    "y = metric second) or one with gold_score and pred_score (--column both).")
