@@ -9,7 +9,9 @@ numeric column). ``--features`` takes names and shell patterns (``f*``,
   naming them on stderr, those holding text (``tgt@system``); a pattern that
   matches no column is an error;
 - a missing (empty) value in a selected column is an error at its line: nothing
-  is filled in.
+  is filled in;
+- a column constant on the training data is an error when named, and left out
+  (named on stderr) when a pattern matched it.
 
 The gold becomes a *utility*, higher = better: the grade with ``--relevance
 grades``, minus the gold rank with ``--relevance ranks`` (the default).
@@ -146,6 +148,7 @@ class Table:
     names: list[str]
     batches: list[Batch]
     sources: list[str]
+    explicit: set = field(default_factory=set)  # features named, not matched by a pattern
 
     @property
     def n_groups(self) -> int:
@@ -173,7 +176,7 @@ def load(batches, specs, relevance: str, report=None, keep_batches: bool = False
         raise DataError("no groups in the training data", None)
     return Table(X=np.concatenate(parts), utility=np.concatenate(utilities),
                  offsets=offsets_from_sizes(np.concatenate(sizes)), group=np.concatenate(groups),
-                 names=selection.names, batches=kept, sources=sources)
+                 names=selection.names, batches=kept, sources=sources, explicit=selection.explicit)
 
 
 def training_rows(utility: np.ndarray, offsets: np.ndarray, pairwise: bool):
@@ -213,4 +216,5 @@ def groups_of(table: Table, keep: np.ndarray) -> Table:
     """The rows of the groups where ``keep`` (one bool per group) is true."""
     rows = np.repeat(keep, np.diff(table.offsets))
     return Table(X=table.X[rows], utility=table.utility[rows], offsets=offsets_from_sizes(np.diff(table.offsets)[keep]),
-                 group=table.group[keep], names=table.names, batches=[], sources=table.sources)
+                 group=table.group[keep], names=table.names, batches=[], sources=table.sources,
+                 explicit=table.explicit)
