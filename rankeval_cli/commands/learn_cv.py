@@ -33,6 +33,7 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
         | rankeval learn cv --model listnet --features 'f*' --relevance grades --folds 5 \\
         | rankeval ndcg --relevance grades --k 10
     """
+    _learn.limit_blas_threads()
     import os
 
     from ..formats import writer
