@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the learn commands do, before numpy loads
 import re
 import subprocess
 import sys
@@ -104,7 +106,6 @@ def fit_seconds(path: Path, model: str) -> float:
 
 
 def mslr(peers: bool) -> None:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from rankeval_cli import formats
     from rankeval_cli.learn import data
     from rankeval_cli.learn.model import predict_batches, settings, train_model

@@ -332,3 +332,22 @@ def test_cv_output_streams_to_a_measure():
 def test_too_few_groups_for_folds():
     result = invoke(["learn", "cv", "--model", "ranksvm", "--folds", "5", "--features", "f*"], TSV)
     assert result.exit_code == 1 and "5 folds need at least 5 groups" in result.stderr
+
+
+@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b"\n\n", b"group\titem\tgold\tpred\tf1\n"])
+def test_empty_inputs(data, tmp_path):
+    model = tmp_path / "m.json"
+    assert train_cli(["--model", "ranksvm", "--features", "f1", "-o", str(model)]).exit_code == 0
+    for args in (["learn", "predict", "--model", str(model)],
+                 ["learn", "cv", "--model", "ranksvm", "--features", "f1"]):
+        result = invoke(args, data)
+        assert result.exit_code == 0 and len(result.stdout.splitlines()) <= 1, (args, result.stdout)  # no rows
+    result = invoke(["learn", "train", "--model", "ranksvm", "--features", "f1"], data)
+    assert result.exit_code == 1 and result.stderr.startswith("rankeval: <input>: no groups")
+
+
+def test_learn_help_lists_subcommands_and_each_has_help():
+    result = invoke(["learn", "--help"])
+    assert result.exit_code == 0 and all(name in result.stdout for name in ("train", "predict", "cv"))
+    for name in ("train", "predict", "cv"):
+        assert invoke(["learn", name, "--help"]).exit_code == 0

@@ -69,8 +69,9 @@ def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
         raise click.UsageError(str(exc)) from None
 
 
-def load_table(files, input_format, exclude_systems, features, relevance, keep_batches=False):
+def load_table(files, input_format, exclude_systems, features, relevance, keep_batches=False, empty_ok=False):
     from ..learn import data
 
     batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
-    return data.load(batches, features, relevance, report=_common.warn, keep_batches=keep_batches)
+    return data.load(batches, features, relevance, report=_common.warn, keep_batches=keep_batches,
+                     empty_ok=empty_ok)

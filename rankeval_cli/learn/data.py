@@ -155,8 +155,11 @@ class Table:
         return len(self.group)
 
 
-def load(batches, specs, relevance: str, report=None, keep_batches: bool = False) -> Table:
-    """Read a whole stream into a :class:`Table` (features parsed batch by batch, text dropped)."""
+def load(batches, specs, relevance: str, report=None, keep_batches: bool = False, empty_ok: bool = False):
+    """Read a whole stream into a :class:`Table` (features parsed batch by batch, text dropped).
+
+    An input without groups is an error, or None with ``empty_ok``.
+    """
     selection = None
     parts, utilities, groups, sizes, kept, sources = [], [], [], [], [], []
     for batch in batches:
@@ -173,7 +176,9 @@ def load(batches, specs, relevance: str, report=None, keep_batches: bool = False
         if keep_batches:
             kept.append(batch)
     if selection is None:
-        raise DataError("no groups in the training data", None)
+        if empty_ok:
+            return None
+        raise DataError("no groups in the input", None)
     return Table(X=np.concatenate(parts), utility=np.concatenate(utilities),
                  offsets=offsets_from_sizes(np.concatenate(sizes)), group=np.concatenate(groups),
                  names=selection.names, batches=kept, sources=sources, explicit=selection.explicit)
