@@ -64,33 +64,34 @@ def generate(groups: int, path: Path, size: int = 5, d: int = 30) -> None:
     tmp.rename(path)
 
 
-def timed(args: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MB, stderr) of one child process under GNU time."""
+def timed(args: list[str]) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds (user + sys), peak RSS MB, stderr) of one child process under GNU time."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "MAXRSS %M", *args], capture_output=True, text=True)
+    proc = subprocess.run(["/usr/bin/time", "-f", "MAXRSS %M CPU %U %S", *args], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode:
         raise SystemExit(f"failed: {' '.join(args)}\n{proc.stderr}")
-    rss = float(re.findall(r"MAXRSS (\d+)", proc.stderr)[-1]) / 1024
-    return wall, rss, proc.stderr
+    rss, user, system = re.findall(r"MAXRSS (\d+) CPU ([\d.]+) ([\d.]+)", proc.stderr)[-1]
+    return wall, float(user) + float(system), float(rss) / 1024, proc.stderr
 
 
 def scaling(scales: list[float], models: list[str]) -> None:
-    print("| model | groups | items | wall s | peak RSS MB | training s (L-BFGS only) | iterations |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | groups | items | wall s | CPU s | peak RSS MB | L-BFGS-B alone, CPU s | iterations |")
+    print("|---|---|---|---|---|---|---|---|")
     for scale in scales:
         groups = int(100_000 * scale)
         path = DATA / f"train-{groups}.tsv"
         generate(groups, path)
         for model in models:
             out = DATA / f"model-{model}-{groups}.json"
-            wall, rss, _ = timed([RANKEVAL, "learn", "train", "--model", model, "--features", "x*", "-o", str(out),
+            wall, cpu, rss, _ = timed([RANKEVAL, "learn", "train", "--model", model, "--features", "x*", "-o", str(out),
                                   str(path)])
             fit = fit_seconds(path, model)
             import json
 
             info = json.loads(out.read_text())["training"]
-            print(f"| {model} | {groups:,} | {groups * 5:,} | {wall:.1f} | {rss:.0f} | {fit:.1f} | {info['iterations']} |",
+            print(f"| {model} | {groups:,} | {groups * 5:,} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {fit:.1f} | "
+                  f"{info['iterations']} |",
                   flush=True)
 
 
@@ -100,8 +101,8 @@ def fit_seconds(path: Path, model: str) -> float:
         "import os,sys,time;os.environ.setdefault('OPENBLAS_NUM_THREADS','1');"
         "from rankeval_cli import formats;from rankeval_cli.learn import data;"
         "from rankeval_cli.learn.model import settings, train_model;"
-        f"t=data.load(formats.read({str(path)!r}),['x*'],'ranks');s=time.perf_counter();"
-        f"train_model(t,{model!r},settings({model!r}),'ranks');print(time.perf_counter()-s)")
+        f"t=data.load(formats.read({str(path)!r}),['x*'],'ranks');s=time.process_time();"
+        f"train_model(t,{model!r},settings({model!r}),'ranks');print(time.process_time()-s)")
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 

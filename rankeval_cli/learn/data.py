@@ -94,6 +94,11 @@ def _first_line(batch: Batch):
 
 def _non_number(values: np.ndarray):
     """The first non-empty value that is not a number, or None."""
+    try:
+        np.array(values.tolist(), dtype=np.float64)  # the common case: every value parses (inf/nan are
+        return None  # refused later by feature_matrix, with their line)
+    except ValueError:
+        pass
     for text in dict.fromkeys(values.tolist()):
         if text != "" and not is_number(text):
             return text
