@@ -472,13 +472,13 @@ def joined_batches(joined: Joined, run: Run, qrels: Qrels, run_column: str | Non
                    group_prefix: str = "") -> Batch:
     """The canonical rows of a joined run, one group per evaluated query:
 
-    - a retrieved row: ``item`` = docno, ``pred`` = its rank position (1, 2, ... in
-      trec_eval's order, so the stream's order needs no score or docno to reproduce it),
-      ``gold`` = its grade, empty when the qrels do not hold it (unjudged), the negative
-      grade as given;
+    - a retrieved row: ``item`` = docno, ``pred`` = −score (lower = better, as every
+      converted score; rows in trec_eval's order), ``gold`` = its grade, empty when the
+      qrels do not hold it (unjudged), a negative grade as given;
     - a judged document the run did not retrieve: ``pred`` empty, ``gold`` = its grade.
 
-    The ``run`` column names the run.
+    The ``run`` column names the run; ``group_prefix`` (``RUN:`` when several runs share
+    one stream) keeps group ids unique.
     """
     n_q = joined.n_queries
     r_sizes = joined.sizes
@@ -506,7 +506,7 @@ def joined_batches(joined: Joined, run: Run, qrels: Qrels, run_column: str | Non
         gold[r_dest[neg]] = _negative_grades(joined, run, qrels, neg)
     gold[u_dest] = qrels.grade[u_rows]
     pred = np.full(total, np.nan)
-    pred[r_dest] = r_pos + 1.0
+    pred[r_dest] = -run.score[joined.row]
     items = np.array(b"\n".join(item_bytes.tolist()).decode("utf-8").split("\n"), dtype=object) if total else \
         np.empty(0, dtype=object)
     group = np.array([group_prefix + q for q in joined.qids], dtype=object)
@@ -529,13 +529,15 @@ def _negative_grades(joined, run, qrels, neg):
     return out
 
 
-def read_trec(source, qrels=None, depth: int | None = None, all_queries: bool = False, **_options):
+def read_trec(source, qrels=None, depth: int | None = None, all_queries: bool = False,
+              prefix_groups: bool = False, **_options):
     """Reader for ``convert --from trec --qrels FILE RUN``: the canonical stream of a run
-    joined with its qrels (see :func:`joined_batches`), one batch per run file."""
+    joined with its qrels (see :func:`joined_batches`), one batch per run file;
+    ``prefix_groups`` writes group ids ``TAG:QID``."""
     if qrels is None:
         raise DataError("--from trec needs --qrels FILE (the judgments to join the run with)",
                         source_name(source))
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
     run = read_run(source)
     joined = join(run, q, depth=depth, all_queries=all_queries)
-    yield joined_batches(joined, run, q, run_column=run.tag)
+    yield joined_batches(joined, run, q, run_column=run.tag, group_prefix=f"{run.tag}:" if prefix_groups else "")
