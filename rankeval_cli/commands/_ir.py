@@ -307,3 +307,26 @@ class _Opened(list):
     def __init__(self, batches):
         super().__init__()
         self.batches = batches
+
+
+def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_queries, scores, input_format,
+                   exclude_systems, output, output_format, per_group, ci, bootstrap, seed, gain=None,
+                   rel_max=None):
+    """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
+    batches (already opened) for the command's own path."""
+    from ..measures.ir import parse
+
+    is_ir, batches = route(files, qrels, (), input_format, exclude_systems)
+    if not is_ir:
+        if output_format == "trec":
+            raise click.BadParameter("trec output is for TREC input (--qrels or a 'convert --from trec' stream)",
+                                     param_hint="'--output-format'")
+        if tie_policy == "trec":
+            _common.warn("--tie-policy trec: tied items ordered by item id, descending")
+        return batches
+    settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
+                        gain=gain, rel_max=rel_max, higher_better=scores)
+    run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,
+           output=output, output_format=output_format, per_group=per_group, settings=settings,
+           input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
+    return None
