@@ -345,3 +345,63 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
            output=output, output_format=output_format, per_group=per_group, settings=settings,
            input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
     return None
+
+
+COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
+
+
+def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
+                 rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
+    """compare with TREC input: every run against the first, per measure."""
+    from ..measures.ir import summary_value
+    from ..stats import paired_queries as pq
+    from ..summary import RecordWriter
+
+    measures = parse_measures(names, COMPARE_MEASURES)
+    settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
+                        rel_max=rel_max, higher_better=higher_better)
+    runs = evaluate_runs(files, qrels, measures, settings, input_format=input_format,
+                         exclude_systems=exclude_systems)
+    if len(runs) < 2:
+        raise click.UsageError("compare needs two or more runs (the first is the baseline)")
+    base = runs[0]
+    records = []
+    for m in measures:
+        rows = []
+        for run in runs:
+            value = summary_value(m, run.values(m.name))
+            row = {"run": run.label, "baseline": base.label, "measure": m.name, "value": value}
+            common = sorted(set(run.qids) & set(base.qids))
+            x = _aligned(run, m.name, common)
+            b = _aligned(base, m.name, common)
+            row["delta"] = value - summary_value(m, base.values(m.name))
+            if run is base:
+                row.update(queries=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
+                           p_randomization=None)
+            else:
+                wins, ties, losses = pq.wins_ties_losses(x, b)
+                row.update(queries=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
+                           p_wilcoxon=pq.wilcoxon(x, b)[1], p_randomization=pq.randomization(x, b, permutations,
+                                                                                             seed))
+            rows.append(row)
+        if correction != "none":
+            for test in ("p_t", "p_wilcoxon", "p_randomization"):
+                others = rows[1:]
+                adjusted = pq.correct([r[test] for r in others], correction)
+                rows[0][f"{test}_adj"] = None
+                for r, p in zip(others, adjusted):
+                    r[f"{test}_adj"] = p
+        for row in rows:
+            row["signature"] = settings.signature(m, test="t,wilcoxon,randomization", permutations=permutations,
+                                                  seed=seed, correction=None if correction == "none" else correction)
+            records.append(row)
+    with _common.output_stream(output) as out:
+        RecordWriter(out, output_format).write_many(records)
+
+
+def _aligned(run, name, qids):
+    import numpy as np
+
+    index = {q: i for i, q in enumerate(run.qids)}
+    values = run.values(name)
+    return np.array([values[index[q]] for q in qids], dtype=np.float64)
