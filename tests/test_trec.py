@@ -317,11 +317,11 @@ def test_trec_output_layout(tmp_path):
 
 def test_measure_names_and_commands(tmp_path):
     qrels, runs, qpath, (rpath,) = write_case(tmp_path, 5)
-    report = run_cli("report", "--qrels", str(qpath), "-m", "RR@10", "-m", "nDCG@10,ERR@10", "--output-format", "json",
+    report = run_cli("report", "--qrels", str(qpath), "-m", "RR@10", "-m", "nDCG@10,ERR@10", "--output-format", "jsonl",
                      str(rpath)).stdout
     rows = {r["measure"]: r["value"] for r in map(json.loads, report.splitlines())}
     for command, name in (("mrr", "RR@10"), ("ndcg", "nDCG@10"), ("err", "ERR@10")):
-        out = run_cli(command, "--qrels", str(qpath), "--k", "10", "--output-format", "json", str(rpath)).stdout
+        out = run_cli(command, "--qrels", str(qpath), "--k", "10", "--output-format", "jsonl", str(rpath)).stdout
         assert json.loads(out)["value"] == rows[name]
     bad = CliRunner().invoke(main, ["report", "--qrels", str(qpath), "-m", "nope@3", str(rpath)])
     assert bad.exit_code == 2 and "not an IR measure" in bad.stderr
