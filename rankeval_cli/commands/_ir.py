@@ -44,6 +44,11 @@ def _complete_measure(ctx, param, incomplete):
     return [n for n in NAMES if n.startswith(incomplete)]
 
 
+def no_by(by) -> None:
+    if by:
+        raise click.UsageError("--by does not apply to TREC input: the summaries are per run already")
+
+
 def is_trec_stream(batch) -> bool:
     """A canonical stream written by ``convert --from trec`` carries a ``run`` column."""
     return "run" in batch.extra
@@ -339,7 +344,7 @@ class _Opened(list):
 
 def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_queries, scores, input_format,
                    exclude_systems, output, output_format, per_group, ci, bootstrap, seed, gain=None,
-                   rel_max=None):
+                   rel_max=None, by=()):
     """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
     batches (already opened) for the command's own path."""
     from ..measures.ir import parse
@@ -347,6 +352,7 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
     is_ir, batches = route(files, qrels, (), input_format, exclude_systems, output_format=output_format)
     if not is_ir:
         return batches
+    no_by(by)
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
                         gain=gain, rel_max=rel_max, higher_better=scores)
     run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,

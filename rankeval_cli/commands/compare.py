@@ -118,6 +118,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
         if pred_columns is None else (False, None)
     if is_ir:
+        _ir.no_by(by)
         _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
                          output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
                          depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,

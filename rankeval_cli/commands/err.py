@@ -50,7 +50,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
         rel_level=rel_level, depth=depth, all_queries=all_queries, scores=higher_better,
         input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, rel_max=rel_max)
+        seed=seed, by=by, rel_max=rel_max)
     if batches is None:
         return
     _position.run_mean_measure(

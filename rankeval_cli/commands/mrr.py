@@ -45,7 +45,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
         "RR" if k is None else f"RR@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
         all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed)
+        seed=seed, by=by)
     if batches is None:
         return
     _position.run_mean_measure(

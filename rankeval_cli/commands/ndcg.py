@@ -48,7 +48,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
         "nDCG" if k is None else f"nDCG@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
         all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, gain=gain)
+        seed=seed, by=by, gain=gain)
     if batches is None:
         return
     gain = gain or "exp"

@@ -64,6 +64,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     mt_names = _mt_names(k)
     is_ir, opened = _ir.route(files, qrels, measures, input_format, exclude_systems, mt_names, output_format)
     if is_ir:
+        _ir.no_by(by)
         ir_settings = _ir.Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
                                    gain=gain, rel_max=rel_max, higher_better=higher_better)
         _ir.run_ir(_ir.parse_measures(measures), files=files if opened is None else _ir.stream_files(opened),
