@@ -23,6 +23,7 @@ READERS = {
     "wmt-scores": "wmt_scores:read_wmt_scores",
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
+    "mqm": "mqm:read_mqm",
     "trec": "trec:read_trec",
 }
 
