@@ -24,6 +24,7 @@ READERS = {
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
     "mqm": "mqm:read_mqm",
+    "letor": "letor:read_letor",
     "trec": "trec:read_trec",
 }
 
