@@ -38,7 +38,8 @@ def output_options(formats=OUTPUT_FORMATS, default="tsv"):
         f = click.option("--output-format", type=click.Choice(formats), default=default, show_default=True,
                          help="Output encoding.")(f)
         return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout; written to a temporary file and renamed.")(f)
+                            help="Write here instead of stdout; a file is replaced only when the run succeeds; "
+                                 "a .gz, .bz2 or .xz name is compressed.")(f)
     return decorate
 
 
