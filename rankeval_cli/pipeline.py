@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .batch import Batch
+from .messages import warn
 
 
 def system_matcher(patterns: Iterable[str]):
@@ -27,8 +28,6 @@ def exclude(batches: Iterable[Batch], patterns: Iterable[str], report=None) -> I
     ``report`` receives a message; by default it goes to stderr. Groups left with
     no rows disappear (and are counted too).
     """
-    from .commands._common import warn
-
     report = report or warn
     matches = system_matcher(patterns)
     rows = groups = 0

@@ -14,6 +14,7 @@ import sys
 import click
 
 from ..errors import DataError
+from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 
 INPUT_FORMATS = ("auto", "tsv", "jsonl")
 OUTPUT_FORMATS = ("tsv", "jsonl")
@@ -128,9 +129,3 @@ def output_stream(path):
 
     with atomic_output(path) as out:
         yield out
-
-
-def warn(message: str) -> None:
-    """A note for the user on stderr (counts of skipped or excluded rows)."""
-    click.echo(f"rankeval: {message}", err=True)
-

@@ -183,6 +183,6 @@ class ScoreIndex:
 
 
 def _warn(message: str) -> None:
-    from ..commands._common import warn
+    from ..messages import warn
 
     warn(message)

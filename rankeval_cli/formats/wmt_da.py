@@ -162,6 +162,6 @@ def _batch(table, numbers, lp, better, worse, diff, name) -> Batch:
 
 
 def _warn(message: str) -> None:
-    from ..commands._common import warn
+    from ..messages import warn
 
     warn(message)
