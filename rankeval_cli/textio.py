@@ -69,6 +69,20 @@ def open_binary(source) -> Iterator[IO[bytes]]:
             raw.close()
 
 
+def is_pipe(source) -> bool:
+    """True when ``source`` (a path, or ``-`` for stdin) is a pipe, FIFO or socket: another program's output."""
+    try:
+        if source is None or source == "-":
+            mode = os.fstat(sys.stdin.fileno()).st_mode
+        elif isinstance(source, (str, os.PathLike)):
+            mode = os.stat(source).st_mode
+        else:
+            return False
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 def compression_of(head: bytes) -> str | None:
     """``gzip``, ``bz2`` or ``lzma`` (xz) from a stream's first 10 bytes, else None."""
     if head.startswith(GZIP_MAGIC):

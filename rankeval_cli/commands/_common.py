@@ -109,6 +109,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     from ..formats import CANONICAL
     from ..formats import read
     from ..pipeline import exclude, progress
+    from ..textio import is_pipe
 
     sources = list(files) or ["-"]
     name = fmt or input_format
@@ -118,7 +119,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
             yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or CANONICAL,
                             **reader_options)
 
-    stream = progress(batches())
+    context = click.get_current_context(silent=True)
+    stream = progress(batches(), fed_by_pipe=any(map(is_pipe, sources)), command=context and context.info_name)
     return exclude(stream, exclude_systems) if exclude_systems else stream
 
 

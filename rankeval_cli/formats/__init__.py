@@ -13,6 +13,7 @@ from typing import Iterable, Iterator
 from ..batch import Batch
 from ..errors import DataError
 from ..textio import decompressing, open_binary, source_name
+from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
 READERS = {
@@ -61,7 +62,7 @@ def sniff(source) -> str:
     if source is None or source == "-" or not isinstance(source, str):
         return "tsv"  # the caller peeks streams itself (see read)
     with open_binary(source) as stream:
-        return _format_of(_head(stream))
+        return canonical_format(_head(stream))
 
 
 def _head(stream) -> bytes:
@@ -83,13 +84,14 @@ def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iter
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an
     empty stream, since it is valid JSON lines; ``fmt="tsv"`` requires a header.
     A sniffed format outside ``sniffable`` (JCML where a canonical stream is
-    expected) is a DataError that says how to convert it.
+    expected) is a DataError that says how to convert it; so is a WMT, TREC or
+    LETOR file, found by the TSV reader's header check (:mod:`.detect`).
     """
     if fmt in (None, "auto"):
         fmt, source = _sniff_stream(source)
         if fmt not in sniffable:
-            raise DataError(f"this looks like {fmt.upper()}, not a canonical TSV or JSON-lines stream; "
-                            f"convert it first: rankeval convert --from {fmt} FILE", source_name(source), 1)
+            name = source_name(source)
+            raise DataError(foreign_message(fmt, name, READERS), name, 1)
         if fmt == "tsv":
             options["empty_ok"] = True  # an empty input is an empty stream in either encoding
     batches = reader(fmt)(source, **options)
@@ -111,21 +113,13 @@ def _sniff_stream(source):
         stream, name = sys.stdin.buffer, "<stdin>"
     elif isinstance(source, io.TextIOBase):
         text = source.read()
-        return _format_of(text[:4096].encode("utf-8")), io.BytesIO(text.encode("utf-8"))
+        return canonical_format(text[:4096].encode("utf-8")), io.BytesIO(text.encode("utf-8"))
     else:
         stream, name = source, source_name(source)
     if not hasattr(stream, "peek"):
         stream = io.BufferedReader(stream)
     stream = decompressing(stream)
-    return _format_of(_head(stream)), _NamedStream(stream, name)
-
-
-def _format_of(head: bytes) -> str:
-    """``jcml`` if the first non-blank byte is ``<``, ``jsonl`` if it is ``{``, else ``tsv``."""
-    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"<"):
-        return "jcml"
-    return "jsonl" if head.startswith(b"{") else "tsv"
+    return canonical_format(_head(stream)), _NamedStream(stream, name)
 
 
 class _NamedStream:

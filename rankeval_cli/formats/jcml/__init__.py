@@ -76,7 +76,7 @@ def read_jcml(source, gold_attr: str = "rank", pred_attr: str | None = None,
     """
     name = source_name(source)
     if "system" in (gold_attr, pred_attr):
-        raise DataError("the system attribute names the item; it cannot be the gold or pred attribute", name)
+        raise DataError("the system attribute names the item; --gold-attr and --pred-attr cannot be system", name)
     with _replayable(source, name) as reopen:
         with reopen() as stream:
             layout = scan(_elements(stream, name), name, gold_attr, pred_attr, pred_higher_better, keep_text)
