@@ -65,7 +65,8 @@ def progress(batches: Iterable[Batch], label: str = "groups", fed_by_pipe: bool 
         yield from batches
         return
     unknown_length = (_ for _ in ())  # a generator: click shows a count, not a percentage
-    with click.progressbar(unknown_length, label=f"rankeval{' ' + command if command else ''}: {label}", file=sys.stderr, show_pos=True) as bar:
+    text = f"rankeval {command}: {label}" if command else f"rankeval: {label}"
+    with click.progressbar(unknown_length, label=text, file=sys.stderr, show_pos=True) as bar:
         for batch in batches:
             bar.update(batch.n_groups)
             yield batch

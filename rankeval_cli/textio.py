@@ -45,7 +45,8 @@ def source_name(source) -> str:
 def open_binary(source) -> Iterator[IO[bytes]]:
     """A binary stream for a path, ``-`` (stdin) or a file object; gzip, bzip2 and xz are undone.
 
-    The compression is recognised by the stream's first bytes (not the file name).
+    The compression is recognised by the stream's first bytes (not the file name). A
+    file object with a true ``decompressed`` attribute is taken as it is.
     """
     name = source_name(source)
     if source is None or source == "-":
@@ -246,7 +247,8 @@ def _open_in_place(dest: str) -> int | None:
             return os.dup(number)
         if stat.S_ISREG(os.stat(dest).st_mode):
             return None
-        fd = os.open(dest, os.O_WRONLY | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))  # a FIFO waits for its reader
+        flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(dest, flags)  # a FIFO waits here for its reader, as with the shell's '>'
     except FileNotFoundError:
         return None  # a new file, or a link to one
     except OSError as exc:

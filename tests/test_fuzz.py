@@ -33,8 +33,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robust import (COMPRESSIONS, ERROR, NEEDS, STREAM_COMMANDS, Dataset, as_float, check_exit, datasets, escape, fuzz_settings,
-                    ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
+from robust import (COMPRESSIONS, ERROR, NEEDS, STREAM_COMMANDS, Dataset, as_float, check_exit, datasets, escape,
+                    fuzz_settings, ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
                     tsv_lines, tsv_variants)
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import READERS, read
