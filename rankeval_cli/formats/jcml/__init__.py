@@ -1,4 +1,4 @@
-"""JCML (QE XML) ranking files, the format of RankEval (Avramidis 2013), read and written.
+"""JCML (QE XML) ranking files, the format of RankEval (Avramidis 2013 §4.2; README, Formats), read and written.
 
     <jcml>
       <judgedsentence id="51" langsrc="de" langtgt="en">      one group
