@@ -101,16 +101,58 @@ def decompressing(stream: IO[bytes]) -> IO[bytes]:
     if kind == "gzip":
         import gzip
 
-        return gzip.GzipFile(fileobj=stream, mode="rb")
+        return _UpToDamage(gzip.GzipFile(fileobj=stream, mode="rb"))
     if kind == "bz2":
         import bz2
 
-        return bz2.BZ2File(stream, mode="rb")
+        return _UpToDamage(bz2.BZ2File(stream, mode="rb"))
     if kind == "lzma":
         import lzma
 
-        return lzma.LZMAFile(stream, mode="rb")
+        return _UpToDamage(lzma.LZMAFile(stream, mode="rb"))
     return stream
+
+
+class _UpToDamage(io.BufferedIOBase):
+    """A decompressing reader whose ``read`` first returns what was decoded before a damaged or
+    missing part; the next ``read`` raises. So the lines before the damage are read and the
+    error names the line it reached, not the start of a block.
+    """
+
+    def __init__(self, inner):
+        super().__init__()
+        self._inner, self._error = inner, None
+
+    def readable(self) -> bool:
+        return True
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._inner.peek(size)
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self._error is not None:
+            raise self._error
+        parts, wanted = [], -1 if size is None or size < 0 else size
+        while wanted != 0:
+            try:
+                piece = self._inner.read1(wanted if wanted > 0 else BLOCK_BYTES)
+            except decoder_errors() as exc:
+                if not parts:
+                    raise
+                self._error = exc
+                break
+            if not piece:
+                break
+            parts.append(piece)
+            wanted = wanted - len(piece) if wanted > 0 else wanted
+        return b"".join(parts)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self.read(size if size and size > 0 else BLOCK_BYTES)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 
 
 def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:

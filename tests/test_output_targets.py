@@ -245,7 +245,8 @@ def test_each_compression_both_ways_in_convert(tmp_path, kind, fmt):
 
 @pytest.mark.parametrize("kind", sorted(COMPRESSIONS))
 def test_truncated_compressed_input_names_the_file(tmp_path, kind):
-    whole = COMPRESSIONS[kind](DATA.encode() * 50)
+    rows = "".join(f"g{g}\ti{i}\t{i + 1}\t{(g * 7 + i * 3) % 5 + 1}\n" for g in range(2000) for i in range(5))
+    whole = COMPRESSIONS[kind]((HEADER + rows).encode())
     path = tmp_path / "cut"
     path.write_bytes(whole[: len(whole) // 2])
     result = invoke(["tau", str(path)])
