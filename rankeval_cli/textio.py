@@ -325,9 +325,9 @@ def _write_and_rename(dest: str, _fd=None) -> Iterator[IO[str]]:
 
     target = os.path.realpath(dest)  # a symbolic link stays; what it points to is replaced
     tmp = None
-    with _terminate_raises():
+    with _Interrupts.raising():
         try:
-            with _signals_held():  # no Ctrl-C between creating the file and knowing its name
+            with _Interrupts.held():  # no Ctrl-C between creating the file and knowing its name
                 fd, tmp = tempfile.mkstemp(prefix=".rankeval-", suffix=".tmp", dir=os.path.dirname(target))
             raw, out = os.fdopen(fd, "wb"), None
             try:
@@ -337,7 +337,7 @@ def _write_and_rename(dest: str, _fd=None) -> Iterator[IO[str]]:
                 raw.close()
             finally:
                 _close_quietly(out, raw)
-            with _signals_held():  # renamed and forgotten together
+            with _Interrupts.held():  # renamed and forgotten together
                 os.chmod(tmp, _output_mode(target))
                 _check_replaceable(target, dest)
                 os.replace(tmp, target)
@@ -393,41 +393,60 @@ def _text_writer(raw: IO[bytes], dest: str) -> IO[str]:
     return io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
 
 
-@contextlib.contextmanager
-def _signals_held():
-    """SIGINT and SIGTERM wait (on POSIX) until the block is done; then they are handled."""
-    import signal
-
-    held = {signal.SIGINT, signal.SIGTERM}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-@contextlib.contextmanager
-def _terminate_raises():
-    """While a temporary file exists, SIGTERM raises (exit 143) so that ``finally`` removes it.
-
-    SIGINT already raises KeyboardInterrupt. A handler the program set itself is left alone.
+class _Interrupts:
+    """SIGINT and SIGTERM while a temporary file exists: they raise (KeyboardInterrupt, exit 143),
+    so that ``finally`` removes the file, but never inside a :meth:`held` section (between
+    creating the file and knowing its name, or renaming it and forgetting it): there they wait
+    until the section ends. Python runs signal handlers in the main thread between bytecodes,
+    whichever thread the signal reached, so a flag checked by the handler is enough.
     """
-    import signal
-    import threading
 
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
+    holding = 0
+    pending = None
 
-    def terminate(signum, frame):
+    @classmethod
+    def handle(cls, signum, frame) -> None:
+        if cls.holding:
+            cls.pending = signum
+        else:
+            cls._raise(signum)
+
+    @staticmethod
+    def _raise(signum) -> None:
+        import signal
+
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    @classmethod
+    @contextlib.contextmanager
+    def held(cls):
+        cls.holding += 1
+        try:
+            yield
+        finally:
+            cls.holding -= 1
+            if not cls.holding and cls.pending is not None:
+                signum, cls.pending = cls.pending, None
+                cls._raise(signum)
+
+    @classmethod
+    @contextlib.contextmanager
+    def raising(cls):
+        """Install the handler for SIGTERM (if it has none) and SIGINT (if it has Python's)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        replaced = {}
+        for signum, usual in ((signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler)):
+            if signal.getsignal(signum) is usual:
+                replaced[signum] = signal.signal(signum, cls.handle)
+        try:
+            yield
+        finally:
+            for signum, previous in replaced.items():
+                signal.signal(signum, previous)
