@@ -50,6 +50,7 @@ SAMPLES = {
     "wmt16-excerpt.ron-eng.csv": "wmt-rr", "wmt20-chrF-excerpt.seg.score": "wmt-scores",
     "wmt20-chrF-excerpt.sys.score": "wmt-scores", "wmt20-darr-excerpt.csv": "darr",
     "wmt20-da-excerpt-en-de.csv": "wmt-da", "jcml_wmt08.jcml": "jcml",
+    "wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv": "mqm",
 }
 
 
@@ -80,7 +81,8 @@ def test_the_suggestion_also_comes_for_stdin_and_compressed_input(name, reader):
     ("LP DATA SID BETTER WORSE", "darr"),
     ("chrF\tcs-en\tnewstest2020\tnewstest2020\tCUNI.1457\t0.58", "wmt-scores"),
     ("group\titem\tscore", None),
-    ("system mqm_avg_score seg_id", None),
+    ("system mqm_avg_score seg_id", "mqm"),
+    ("system\tscore\tseg_id", None),
 ])
 def test_foreign_first_lines(line, kind):
     assert foreign_format(line) == kind

@@ -18,6 +18,7 @@ FOREIGN = {
     "wmt-scores": ("a WMT metric score file", ("wmt-scores",)),
     "darr": ("a WMT DARR pairs file", ("darr",)),
     "wmt-da": ("a WMT direct-assessment score file", ("wmt-da",)),
+    "mqm": ("an MQM segment score file", ("mqm",)),
     "trec-run": ("a TREC run file (QID Q0 DOCNO RANK SCORE TAG)", ("trec-run", "trec")),
     "trec-qrels": ("a TREC qrels file (QID ITER DOCNO REL)", ("trec-qrels", "qrels")),
     "letor": ("a LETOR/SVMlight file (REL qid:Q I:V ...)", ("letor", "svmlight")),
@@ -49,6 +50,8 @@ def foreign_format(line: str) -> str | None:
     if 5 <= len(tabs) <= 8 and _LP.fullmatch(tabs[1]) and any(_NUMBER.fullmatch(f) for f in tabs[4:]):
         return "wmt-scores"
     words = line.split()
+    if words[:3] == ["system", "mqm_avg_score", "seg_id"]:
+        return "mqm"
     if words[:5] == ["LP", "DATA", "SID", "BETTER", "WORSE"] or (len(words) in (5, 6) and _LP.fullmatch(words[0])):
         return "darr"
     if words[:6] == ["SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID"] or (
