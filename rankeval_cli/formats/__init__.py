@@ -25,6 +25,7 @@ READERS = {
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
     "mqm": "mqm:read_mqm",
+    "letor": "letor:read_letor",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
