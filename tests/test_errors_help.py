@@ -88,13 +88,13 @@ def test_foreign_first_lines(line, kind):
     assert foreign_format(line) == kind
 
 
-def test_ir_files_suggest_their_reader_when_there_is_one():
+def test_ir_files_suggest_qrels_and_convert():
     line = "301 Q0 FR940104-0-00001 1 12.5 myrun"
-    assert header_problem(line, "run.txt", readers=("tsv", "trec-run")).endswith(
-        "convert it first: rankeval convert --from trec-run run.txt")
-    assert header_problem(line, "run.txt", readers=("tsv", "trec")).endswith("rankeval convert --from trec run.txt")
-    message = header_problem(line, "run.txt", readers=("tsv",))
-    assert "TREC run file" in message and "--from" not in message  # no reader: no advice that fails
+    message = header_problem(line, "run.txt", readers=READERS)
+    assert "TREC run file" in message and message.endswith(
+        "(rankeval report --qrels QRELS run.txt) or convert them first: rankeval convert --from trec --qrels QRELS run.txt")
+    qrels = header_problem("301 0 FR940104-0-00001 1", "q.txt", readers=READERS)
+    assert qrels.endswith("give it with --qrels q.txt and the runs as FILES (rankeval report --qrels q.txt RUN)")
     letor = header_problem("2 qid:13 1:2", "x.txt", readers=READERS)
     assert ("--from letor" in letor) == ("letor" in READERS)
 

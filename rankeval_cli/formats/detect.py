@@ -84,11 +84,18 @@ def header_problem(line: str, source: str | None = None, readers=()) -> str | No
 def foreign_message(kind: str, source: str | None, readers) -> str:
     """'this looks like X ...; convert it first: rankeval convert --from NAME FILE' (or why not)."""
     what, names = FOREIGN[kind]
+    target = "" if source in (None, "-", "<stdin>") else " " + _shell_word(source)
+    if kind == "trec-run":
+        return (f"this looks like {what}, not a canonical TSV or JSON-lines stream; give the qrels and the "
+                f"run to a measure (rankeval report --qrels QRELS{target or ' RUN'}) or convert them first: "
+                f"rankeval convert --from trec --qrels QRELS{target or ' RUN'}")
+    if kind == "trec-qrels":
+        return (f"this looks like {what}, not a canonical TSV or JSON-lines stream; give it with --qrels"
+                f"{target} and the runs as FILES (rankeval report --qrels{target or ' QRELS'} RUN)")
     name = next((n for n in names if n in readers), None)
     if name is None:
         return (f"this looks like {what}, not a canonical TSV or JSON-lines stream; "
                 "see 'rankeval convert --help' for the formats it reads")
-    target = "" if source in (None, "-", "<stdin>") else " " + _shell_word(source)
     return (f"this looks like {what}, not a canonical TSV or JSON-lines stream; "
             f"convert it first: rankeval convert --from {name}{target}")
 
