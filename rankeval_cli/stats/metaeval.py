@@ -425,7 +425,8 @@ def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED
     system sums at least the observed one (the test of "i better than j").
     Computed in float32 exactly as mt-metrics-eval's ``compute_pairwise_p_values``.
     """
-    seg = np.asarray(seg_scores).astype(np.float32)
+    # C order as pce.py receives it: the layout BLAS sees can change float32 rounding, hence ties
+    seg = np.ascontiguousarray(seg_scores, dtype=np.float32)
     n_sys, n_seg = seg.shape
     if signs is None:
         signs = permutation_signs(n_seg, permutations, seed)

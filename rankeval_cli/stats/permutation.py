@@ -388,8 +388,10 @@ class SpaStatistic:
         n_sys, n_seg = self.shape
         seg = M.reshape(K, n_sys, n_seg).astype(np.float32)
         sys_scores = np.sum(seg, axis=-1)  # (K, n_sys), as pce.py sums each system's row
-        stacked = np.ascontiguousarray(seg.transpose(2, 0, 1).reshape(n_seg, K * n_sys))
-        partial = np.matmul(self.signs, stacked).reshape(-1, K, n_sys)  # (R, K, n_sys)
+        # (R, K·n_sys) = signs @ stacked.T with every hybrid's rows C-contiguous: the operand layout
+        # pce.py gives BLAS (a different layout can round float32 sums differently)
+        stacked = np.ascontiguousarray(seg.reshape(K * n_sys, n_seg))
+        partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
         err = np.zeros(K)
         for i, j in zip(*self.iu):
