@@ -499,3 +499,26 @@ def test_average_over_tasks():
     null = [0.25 * (0.2 - 0.4) / 2 + 0.75 * 0.3, 0.25 * (0.5 - 0.1) / 2 + 0.75 * 0.3]
     assert avg.p[0, 1] == np.mean(np.array(null) >= scores["b"] - scores["a"])
     assert me.wmt23_weights(2) == [2 / 8] + [1 / 8] * 6
+
+
+def test_global_accuracy_permutation_against_loop():
+    """System-level pairwise accuracy over two language pairs (WMT22-23): z-scores over all systems,
+    pooled agreements / pairs, as mt-metrics-eval's CompareMetricsWithGlobalAccuracy."""
+    rng = np.random.default_rng(4)
+    hs = [np.round(rng.normal(size=7), 1), np.round(rng.normal(size=5), 1)]
+    ms = {"a": [np.round(h + rng.normal(0, 0.5, len(h)), 1) for h in hs],
+          "b": [np.round(h + rng.normal(0, 1.0, len(h)), 1) for h in hs]}
+    cmp = me.compare_metrics(hs, ms, "accuracy", level="sys", permutations=300, seed=8)
+    hi, lo = cmp.names
+    sizes = [len(h) for h in hs]
+
+    def acc(x):
+        agree = pairs = start = 0
+        for h, n in zip(hs, sizes):
+            a, p = me.agreement(h, x[start:start + n])
+            agree, pairs, start = agree + a, pairs + p, start + n
+        return agree / pairs
+
+    p, k = slow_perm_both(acc, None, np.concatenate(ms[hi]), np.concatenate(ms[lo]), 300, 8)
+    assert cmp.p[0, 1] == p and cmp.trials[0, 1] == k
+    assert cmp.values.tolist() == [me.pairwise_accuracy(hs, ms)[n] for n in cmp.names]

@@ -41,7 +41,8 @@ import numpy as np
 
 from ..batch import group_index, offsets_from_sizes
 from ..measures.pairs import pair_counts, pair_table
-from ..measures.tau import (CALIBRATED, _plain_counts, best_epsilon, canonical_variant, group_tau)
+from ..measures.tau import (CALIBRATED, _plain_counts, best_epsilon, canonical_variant, group_tau,
+                            numerator_denominator)
 
 AVERAGE_BY = ("none", "item", "system")
 STATISTICS = ("pearson", "spearman", "kendall", "accuracy")
@@ -246,6 +247,7 @@ class GroupValues:
     pairs: np.ndarray
     counts: object = None  # PairCounts for Kendall
     epsilon: float | None = None
+    ratio_of: tuple | None = None  # (numerator, denominator) per group, for Kendall variants
 
 
 def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=None, calibrate=False,
@@ -267,7 +269,7 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
     pair_level = calibrate or min_human_diff is not None or (epsilon is not None and epsilon > 0)
     if not pair_level:
         counts = pair_counts(human, metric, offsets)
-        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon)
+        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon, _num_den(variant, counts))
     if variant == "c":
         raise ValueError("tau-c is not defined with epsilon, calibration or min_human_diff "
                          "(its denominator counts distinct values)")
@@ -280,16 +282,27 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
         category = np.where(mdiff <= epsilon, tied, untied)
     counts = counts_from_categories(group, category, len(n), n)
     return GroupValues(group_tau(variant, counts), n, counts.pairs if min_human_diff is None
-                       else np.bincount(group, minlength=len(n)).astype(np.int64), counts, epsilon)
+                       else np.bincount(group, minlength=len(n)).astype(np.int64), counts, epsilon,
+                       _num_den(variant, counts))
 
 
-def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=False):
+def _num_den(variant, counts):
+    if variant == "c":
+        return None
+    return numerator_denominator(variant, *(getattr(counts, k) for k in ("C", "D", "T_h", "T_m", "T_hm")))
+
+
+def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=False, ratio_of=None):
     """(average, groups counted, groups defined), as mt-metrics-eval's AverageCorrelation.
 
     Groups with fewer than 2 cells are skipped; NaN values are left out, or
     counted as 0 with ``undefined_as_zero``. Weights: 1, cells or pairs. The
     average is 0 when no group counts (mt-metrics-eval returns 0 there).
     Works along the last axis (one row per permutation).
+
+    ``ratio_of=(num, den)``: each value is num/den; when weighting by pairs and
+    every den is the group's pair count, the average is computed exactly as
+    Σ num / Σ den (pooled counts, e.g. pairwise accuracy over language pairs).
     """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}")
@@ -304,6 +317,12 @@ def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=Fal
     num = np.where(defined, values, 0.0) * w
     with np.errstate(invalid="ignore", divide="ignore"):
         avg = np.where(total > 0, num.sum(axis=-1) / np.where(total > 0, total, 1), 0.0)
+        if weighting == "pairs" and ratio_of is not None and not undefined_as_zero:
+            rn, rd = (np.broadcast_to(np.asarray(x, np.float64), values.shape) for x in ratio_of)
+            if np.array_equal(np.where(usable, rd, 0), np.where(usable, np.broadcast_to(pairs, values.shape), 0)):
+                rn_sum = np.where(defined, rn, 0.0).sum(axis=-1)
+                rd_sum = np.where(defined, rd, 0.0).sum(axis=-1)
+                avg = np.where(rd_sum > 0, rn_sum / np.where(rd_sum > 0, rd_sum, 1), 0.0)
     return avg, counted.sum(axis=-1), defined.sum(axis=-1)
 
 
@@ -337,7 +356,7 @@ def seg_statistic(human, metric, statistic: str = "pearson", average_by: str = "
                       epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
                       weighting=weighting)
     value, groups, defined = average_groups(gv.value, gv.n, gv.pairs, weighting=weighting,
-                                            undefined_as_zero=undefined_as_zero)
+                                            undefined_as_zero=undefined_as_zero, ratio_of=gv.ratio_of)
     counts = {}
     if gv.counts is not None:
         counts = {k: int(getattr(gv.counts, k).sum()) for k in ("C", "D", "T_h", "T_m", "T_hm")}
