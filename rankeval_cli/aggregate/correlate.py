@@ -1,6 +1,6 @@
 """Correlation between system-level scores, and segment-level average Spearman.
 
-System level (seed 003 §5.2, Tables 4-5; REFERENCE.md §8): for the systems scored
+System level (Li, Jiang & Wang 2013 §5.2, Tables 4-5): for the systems scored
 on both sides (x = one aggregate's scores, y = the other's),
 
 * Pearson r = Σ(x − x̄)(y − ȳ) / sqrt(Σ(x − x̄)² Σ(y − ȳ)²);
@@ -10,11 +10,11 @@ on both sides (x = one aggregate's scores, y = the other's),
 p-values are two-sided: Pearson and Spearman from Student's t with n − 2 degrees of
 freedom, t = r sqrt((n − 2)/(1 − r²)) (scipy's ``pearsonr``/``spearmanr``); Kendall's
 from ``scipy.stats.kendalltau`` (exact null distribution for untied small samples,
-the tie-corrected normal approximation otherwise). The sign is kept: seed 003 prints
+the tie-corrected normal approximation otherwise). The sign is kept: Li, Jiang & Wang 2013 prints
 absolute values because its learned scores are lower-is-better; all aggregate scores
 here are higher-is-better, so agreement is positive.
 
-Segment level (seed 001 §4, Table 3): per group, Spearman's ρ between gold and pred
+Segment level (Duh 2008 §4, Table 3): per group, Spearman's ρ between gold and pred
 over the items where both are present (average ranks for ties), then the mean over
 the groups where ρ is defined (at least 2 such items, neither side constant); the
 undefined groups are counted and reported.
@@ -99,6 +99,42 @@ def system_correlations(x, y) -> list[Correlation]:
     return [Correlation("spearman", rho, _t_pvalue(rho, n), n),
             Correlation("pearson", r, _t_pvalue(r, n), n),
             Correlation("kendall", tau, tau_p, n)]
+
+
+def correlation_intervals(gold_counter, pred_counter, score, replicates: int, seed: int,
+                          level: float) -> dict:
+    """Percentile bootstrap intervals of the system-level correlations: {measure: (low, high)}.
+
+    Every replicate resamples the groups once (Efron & Tibshirani 1993, §13.3) and scores the
+    systems on gold and on pred from the same draw (both counters hold the same groups),
+    then correlates them over the systems scored on both sides, as the point estimate does.
+    """
+    from ..errors import DataError
+    from ..stats.resample import percentile_interval
+    from .bootstrap import bootstrap_scores
+
+    if gold_counter.n_groups != pred_counter.n_groups:
+        raise DataError(f"--ci resamples groups ranked on both sides: {gold_counter.n_groups} groups rank gold "
+                        f"items but {pred_counter.n_groups} rank pred items (fill or drop the blanks)")
+    gold_items, pred_items = gold_counter.stats().items, pred_counter.stats().items
+    names, _, _, _ = join_scores(dict.fromkeys(gold_items, 0.0), dict.fromkeys(pred_items, 0.0))
+    gi, pi = _columns(gold_items, names), _columns(pred_items, names)
+    x = bootstrap_scores(gold_counter, score, replicates, seed)[:, gi]
+    y = bootstrap_scores(pred_counter, score, replicates, seed)[:, pi]
+    values = np.array([[c.value for c in system_correlations(x[r], y[r])] for r in range(replicates)])
+    return {measure: percentile_interval(values[:, j], level)
+            for j, measure in enumerate(("spearman", "pearson", "kendall"))}
+
+
+def _columns(items: list, names: list) -> np.ndarray:
+    """Positions in ``items`` of the joined ``names`` (matched as :func:`join_scores` matches)."""
+    from ..formats.wmtids import system_key
+
+    exact = {item: i for i, item in enumerate(items)}
+    if all(name in exact for name in names):
+        return np.array([exact[name] for name in names], dtype=np.int64)
+    keyed = {system_key(item): i for i, item in enumerate(items)}
+    return np.array([keyed[name] for name in names], dtype=np.int64)
 
 
 class SegmentSpearman:
