@@ -812,3 +812,71 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
             p[i, j] = np.mean(null >= avg[m1] - avg[m2])
     return Comparison(names, np.array([avg[m] for m in names]), assign_ranks(p, threshold), p, draws,
                       np.zeros((n, n), np.int64), (0.0, 1.0))
+
+
+@dataclass
+class TaskSetResult:
+    """The tasks of an official table, their weights and the weighted average with clusters."""
+
+    tasks: list[tuple[str, Comparison]]  # (task name, result), in table order
+    weights: list[float]
+    average: Comparison
+
+
+def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: int = 1000, seed=12345,
+              early_stop=None, threshold: float = 0.05) -> TaskSetResult:
+    """Run the WMT23 or WMT24-25 metrics task set (mt-metrics-eval tasks.WMT23 / WMT24 / WMT25).
+
+    ``seg[lp] = (human, {metric: scores})`` with (n_sys, n_seg) matrices; ``sys[lp]`` the same
+    with system-score vectors (default: each system's mean over the segments with a human
+    score, for humans and metrics alike — give the official system scores where they differ,
+    e.g. corpus BLEU). Language pairs are taken in sorted order; metrics missing from a
+    language pair are left out of that task and of the average.
+
+    * 23: global pairwise accuracy (weight L), then per language pair system Pearson,
+      segment Pearson (no grouping) and tie-calibrated acc-eq by item (weight 1 each);
+    * 24 (and 25): per language pair SPA and tie-calibrated acc-eq by item, equal weights.
+
+    One ``RandomState(seed)`` stream runs through all tasks in order, as a TaskSet run
+    after ``np.random.seed(seed)``.
+    """
+    from . import permutation as pm
+
+    if year not in (23, 24, 25, 2023, 2024, 2025):
+        raise ValueError("year must be 23, 24 or 25")
+    year = year % 100
+    lps = sorted(seg)
+    rng = pm.as_rng(seed)
+    common = dict(permutations=permutations, seed=rng, early_stop=early_stop, threshold=threshold)
+    if sys is None:
+        sys = {}
+        for lp in lps:
+            human, metrics = seg[lp]
+            h = as_matrix(human)
+            mask = ~np.isnan(h)
+            mean = lambda m: np.array([row[ok].mean() if ok.any() else np.nan  # noqa: E731
+                                       for row, ok in zip(as_matrix(m), mask)])
+            sys[lp] = (mean(h), {name: mean(m) for name, m in metrics.items()})
+    tasks = []
+    if year == 23:
+        shared = set.intersection(*(set(sys[lp][1]) for lp in lps)) if lps else set()
+        names = sorted(shared)
+        tasks.append((f"sys accuracy {','.join(lps)}", compare_metrics(
+            [sys[lp][0] for lp in lps], {m: [sys[lp][1][m] for lp in lps] for m in names}, "accuracy",
+            level="sys", **common)))
+        for lp in lps:
+            tasks.append((f"{lp} sys pearson", compare_metrics(sys[lp][0], sys[lp][1], "pearson", level="sys",
+                                                               **common)))
+            tasks.append((f"{lp} seg pearson none", compare_metrics(seg[lp][0], seg[lp][1], "pearson",
+                                                                    average_by="none", **common)))
+            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
+                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
+        weights = wmt23_weights(len(lps))
+    else:
+        for lp in lps:
+            tasks.append((f"{lp} sys spa", compare_metrics(seg[lp][0], seg[lp][1], "spa", level="sys", **common)))
+            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
+                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
+        weights = uniform_weights(len(tasks))
+    results = [r for _, r in tasks]
+    return TaskSetResult(tasks, weights, average_comparison(results, weights, threshold))
