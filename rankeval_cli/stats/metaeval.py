@@ -162,11 +162,11 @@ def group_pearson(x, y, offsets) -> np.ndarray:
     gid = group_index(offsets)
     n = sizes.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        dx = x - (np.bincount(gid, x, G) / n)[gid]
-        dy = y - (np.bincount(gid, y, G) / n)[gid]
-        sxy = np.bincount(gid, dx * dy, G)
-        sxx = np.bincount(gid, dx * dx, G)
-        syy = np.bincount(gid, dy * dy, G)
+        dx = x - (segment_sums(x, offsets) / n)[gid]
+        dy = y - (segment_sums(y, offsets) / n)[gid]
+        sxy = segment_sums(dx * dy, offsets)
+        sxx = segment_sums(dx * dx, offsets)
+        syy = segment_sums(dy * dy, offsets)
         r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
     nonempty = sizes > 0
     starts = offsets[:-1][nonempty]
@@ -179,6 +179,16 @@ def group_pearson(x, y, offsets) -> np.ndarray:
     if two.any():
         first = offsets[:-1][two]
         out[two] = np.sign(x[first + 1] - x[first]) * np.sign(y[first + 1] - y[first])
+    return out
+
+
+def segment_sums(values, offsets) -> np.ndarray:
+    """Σ of every group (0 for an empty one), with numpy's pairwise summation within a group."""
+    sizes = np.diff(offsets)
+    out = np.zeros(len(sizes))
+    nonempty = sizes > 0
+    if nonempty.any():
+        out[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return out
 
 
