@@ -25,6 +25,7 @@ READERS = {
     "wmt-da": "wmt_da:read_wmt_da",
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
+    "trec": "trec:read_trec",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
