@@ -36,7 +36,7 @@ def test_every_link_to_a_definition_resolves():
 
 @pytest.mark.parametrize("anchor", ["tau", "penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq",
                                     "acc-eq", "micro-and-macro", "per-group-p", "tau-p", "calibrate-ties",
-                                    "normalization", "tie-policy", "pessimistic", "optimistic", "expected", "mrr",
+                                    "normalization", "tie-policy", "pessimistic", "optimistic", "trec", "expected", "mrr",
                                     "ndcg", "gain", "err", "rel-max", "rankdcg", "bph", "average-predicted",
                                     "precision-at-k", "map", "borda", "fv", "ge-others", "gt-others",
                                     "expected-wins", "copeland", "kemeny", "bradley-terry", "rank-ranges",
