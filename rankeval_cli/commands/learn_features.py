@@ -1,0 +1,93 @@
+"""``rankeval learn features``: append sentence-BLEU statistics of each item's text against its reference."""
+
+from __future__ import annotations
+
+import click
+
+from . import _common
+
+#: The choices of rankeval_cli.learn.features (repeated here so that --help needs no numpy; a test checks).
+TOKENIZERS = ("13a", "intl", "zh", "char", "none")
+SMOOTH_METHODS = ("add-k", "exp", "floor", "none")
+MISSING_REF = ("error", "drop")
+
+
+@click.command(name="features")
+@_common.input_options
+@_common.output_options(formats=("tsv", "jsonl", "jcml"))
+@click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
+              help="Column holding each item's translation.")
+@click.option("--ref-column", default="ref.text", show_default=True, metavar="COLUMN",
+              help="Column holding the reference translation (the same on every row of a group, or not).")
+@click.option("--tokenize", type=click.Choice(TOKENIZERS), default="13a", show_default=True,
+              help="sacreBLEU tokenizer.")
+@click.option("--lowercase", is_flag=True, help="Lowercase translation and reference before counting.")
+@click.option("--smooth", type=click.Choice(SMOOTH_METHODS), default="add-k", show_default=True,
+              help="Smoothing of the 'bleu' column: add-k = add one to matches and totals of n > 1 "
+                   "(Lin & Och 2004, the smoothed BLEU of Duh 2008); exp, floor, none as sacreBLEU.")
+@click.option("--missing-ref", type=click.Choice(MISSING_REF), default="error", show_default=True,
+              help="An item whose reference is empty: an error at its line, or dropped and counted on stderr.")
+@_common.handle_errors
+def command(files, input_format, exclude_systems, output, output_format, hyp_column, ref_column, tokenize,
+            lowercase, smooth, missing_ref):
+    """Append the sentence-BLEU statistics of each translation against its reference.
+
+    Counts come from sacreBLEU (Post 2018): n-gram matches bleu_m1..bleu_m4 and
+    totals bleu_t1..bleu_t4, precisions bleu_p1..bleu_p4, lengths bleu_hyp_len and
+    bleu_ref_len (tokens), their ratio bleu_ratio, the brevity penalty bleu_bp, the
+    smoothed sentence BLEU bleu (0-100; --smooth) and bleu_unsmoothed, as the
+    features of Duh (2008). Texts are stripped of surrounding white space; an empty
+    translation is an empty output (BLEU 0), an empty reference is missing
+    (--missing-ref). Every other column passes through. Definitions:
+    docs/learn-features.md.
+
+    \b
+    Example:
+      rankeval convert --from jcml --keep-text wmt10.jcml | rankeval learn features
+    """
+    from ..formats import writer
+
+    batches = _common.read_inputs(files, input_format, exclude_systems)
+    with _common.output_stream(output) as out:
+        writer(output_format)(_with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth,
+                                         missing_ref), out)
+
+
+def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, missing_ref):
+    """Each batch with the BLEU columns appended (as text, like every extra column)."""
+    import numpy as np
+
+    from ..errors import DataError
+    from ..formats.columns import format_numbers
+    from ..learn.features import BLEU_COLUMNS, bleu_features
+
+    dropped = dropped_groups = 0
+    for batch in batches:
+        for column in (hyp_column, ref_column):
+            if column not in batch.extra:
+                raise DataError(f"no column {column!r} (JCML: convert --from jcml --keep-text; or name the "
+                                f"column with --hyp-column/--ref-column)", batch.source, 1)
+        clash = [c for c in BLEU_COLUMNS if c in batch.extra]
+        if clash:
+            raise DataError(f"the input already has a column {clash[0]!r}", batch.source, 1)
+        refs = [text.strip() for text in batch.extra[ref_column].tolist()]
+        missing = np.fromiter((not text for text in refs), dtype=bool, count=len(refs))
+        if missing.any():
+            row = int(np.argmax(missing))
+            if missing_ref == "error":
+                group = batch.group[np.searchsorted(batch.offsets, row, side="right") - 1]
+                raise DataError(f"item {batch.item[row]!r} of group {group!r} has no reference text in column "
+                                f"{ref_column!r} (--missing-ref drop skips such items)", *batch.row_location(row))
+            kept = batch.select_rows(~missing)
+            dropped += int(missing.sum())
+            dropped_groups += batch.n_groups - kept.n_groups
+            refs = [text for text, gone in zip(refs, missing.tolist()) if not gone]
+            batch = kept
+        hyps = [text.strip() for text in batch.extra[hyp_column].tolist()]
+        features = bleu_features(hyps, refs, tokenize=tokenize, lowercase=lowercase, smooth=smooth)
+        extra = dict(batch.extra)
+        extra.update({name: format_numbers(values) for name, values in features.items()})
+        yield batch.with_values(extra=extra)
+    if dropped:
+        _common.warn(f"dropped {dropped} items without a reference text"
+                     + (f" ({dropped_groups} groups left empty)" if dropped_groups else ""))
