@@ -1,0 +1,116 @@
+"""``rankeval learn features``: the BLEU columns appended to the stream, missing references, refusals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rankeval_cli.cli import main
+from rankeval_cli.commands import learn_features
+from rankeval_cli.learn import features
+
+HEADER = "group\titem\tgold\tpred\thyp\tref\n"
+ROWS = [
+    ("s1", "a", 1, "The cat sat on the mat.", "The cat sat on the mat."),
+    ("s1", "b", 2, "A cat sat on a mat.", "The cat sat on the mat."),
+    ("s1", "c", 3, "", "The cat sat on the mat."),
+    ("s2", "a", 2, "Dogs bark at night.", "At night the dogs bark."),
+    ("s2", "b", 1, "The dogs bark at night.", "At night the dogs bark."),
+]
+
+
+def stream(rows=ROWS):
+    return HEADER + "".join(f"{g}\t{i}\t{gold}\t\t{h}\t{r}\n" for g, i, gold, h, r in rows)
+
+
+def run(args, text):
+    return CliRunner().invoke(main, ["learn", "features", "--hyp-column", "hyp", "--ref-column", "ref", *args],
+                              input=text)
+
+
+def read_tsv(text):
+    return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def test_choices_match_the_library():
+    assert learn_features.TOKENIZERS == features.TOKENIZERS
+    assert learn_features.SMOOTH_METHODS == features.SMOOTH_METHODS
+
+
+def test_appends_the_bleu_columns_and_keeps_the_rest():
+    result = run([], stream())
+    assert result.exit_code == 0, result.output
+    rows = read_tsv(result.output)
+    assert list(rows[0]) == ["group", "item", "gold", "pred", "hyp", "ref", *features.BLEU_COLUMNS]
+    expected = features.bleu_features([r[3] for r in ROWS], [r[4] for r in ROWS])
+    for name in features.BLEU_COLUMNS:
+        np.testing.assert_array_equal([float(r[name]) for r in rows], expected[name], err_msg=name)
+    assert float(rows[0]["bleu"]) == pytest.approx(100, rel=1e-15)  # sacreBLEU's own 100.00000000000004
+    assert rows[2]["bleu"] == "0" and rows[2]["bleu_hyp_len"] == "0"
+    assert [r["hyp"] for r in rows] == [r[3] for r in ROWS]
+
+
+def test_jsonl_output_and_options_reach_sacrebleu():
+    result = run(["--output-format", "jsonl", "--smooth", "exp", "--lowercase", "--tokenize", "intl"], stream())
+    assert result.exit_code == 0, result.output
+    first = json.loads(result.output.splitlines()[0])
+    expected = features.bleu_features([r[3] for r in ROWS[:3]], [r[4] for r in ROWS[:3]], tokenize="intl",
+                                      lowercase=True, smooth="exp")
+    assert [float(v) for v in first["bleu"]] == pytest.approx(expected["bleu"].tolist(), rel=1e-15)
+
+
+def test_missing_reference_is_an_error_at_its_line():
+    rows = ROWS[:3] + [("s2", "a", 2, "Dogs bark.", "  "), ROWS[4]]
+    result = run([], stream(rows))
+    assert result.exit_code == 1
+    assert "rankeval: <stdin>:5: item 'a' of group 's2' has no reference text in column 'ref'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_reference_dropped_and_counted():
+    rows = ROWS[:3] + [("s2", "a", 2, "Dogs bark.", ""), ("s2", "b", 1, "Dogs.", "Dogs bark."), ("s3", "a", 1, "x", "")]
+    result = CliRunner().invoke(main, ["learn", "features", "--hyp-column", "hyp", "--ref-column", "ref",
+                                       "--missing-ref", "drop"], input=stream(rows))
+    assert result.exit_code == 0
+    assert "dropped 2 items without a reference text (1 groups left empty)" in result.output
+    out = [line for line in result.output.splitlines() if not line.startswith("rankeval:")]
+    assert [line.split("\t")[:2] for line in out[1:]] == [["s1", "a"], ["s1", "b"], ["s1", "c"], ["s2", "b"]]
+
+
+def test_refusals():
+    result = CliRunner().invoke(main, ["learn", "features"], input=stream())
+    assert result.exit_code == 1 and "<stdin>:1: no column 'tgt.text'" in result.output
+    text = stream().replace("\tref\n", "\tbleu\n", 1)
+    result = run(["--ref-column", "bleu"], text)
+    assert result.exit_code == 1 and "already has a column 'bleu'" in result.output
+    assert run(["--smooth", "nist"], stream()).exit_code == 2
+
+
+def test_header_only_input_gets_the_header():
+    result = run([], HEADER)
+    assert result.exit_code == 0
+    assert result.output.rstrip("\n").split("\t") == ["group", "item", "gold", "pred", "hyp", "ref",
+                                                      *features.BLEU_COLUMNS]
+
+
+def test_jcml_with_text_from_the_shared_data(shared, tmp_path):
+    jcml = shared / "jcml" / "wmt10-test.jcml"
+    canonical = CliRunner().invoke(main, ["convert", "--from", "jcml", "--keep-text", str(jcml)])
+    assert canonical.exit_code == 0
+    source = tmp_path / "wmt10.tsv"
+    source.write_text(canonical.output, encoding="utf-8")
+    # WMT10 JCML carries an empty <ref>: every item lacks a reference, and the first is named.
+    result = CliRunner().invoke(main, ["learn", "features", str(source)])
+    assert result.exit_code == 1
+    assert f"rankeval: {source}:2: item 'limsi' of group '51' has no reference text" in result.output
+    # With the reference taken from another column, every row gets its statistics.
+    result = CliRunner().invoke(main, ["learn", "features", "--ref-column", "tgt.text", str(source)])
+    assert result.exit_code == 0
+    rows = read_tsv(result.output)
+    assert len(rows) == 920
+    assert all(float(r["bleu"]) == pytest.approx(100, rel=1e-15) and r["bleu_p4"] == "1" for r in rows)
