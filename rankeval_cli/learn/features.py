@@ -18,7 +18,7 @@ sacreBLEU's ``BLEU.compute_bleu`` step for step (the tests check them against sa
 ``sentence_score``).
 
 **Smoothing.** ``add-k`` with k = 1 (the default) adds one to m_n and t_n for n > 1:
-exactly "BLEU-S" of Lin & Och (2004, §3), the add-one smoothing Duh (2008) used for his
+exactly the smoothed BLEU of Lin & Och (2004), the add-one smoothing Duh (2008) used for his
 "smoothed BLEU" (feature 13), and sacreBLEU's ``add-k`` (Chen & Cherry 2014, method 2).
 ``exp`` gives the k-th order with no match p_n = 1/(2^k t_n) (NIST mteval-v13a, Chen &
 Cherry method 3); ``floor`` p_n = 0.1/t_n for orders with no match (method 1); ``none``
