@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,3 +118,28 @@ def test_jcml_with_text_from_the_shared_data(shared, tmp_path):
     rows = read_tsv(result.output)
     assert len(rows) == 920
     assert all(float(r["bleu"]) == pytest.approx(100, rel=1e-15) and r["bleu_p4"] == "1" for r in rows)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "wmt10-de-en.ref.jcml"
+
+
+def test_bundled_example_has_a_reference_for_every_ranking():
+    canonical = CliRunner().invoke(main, ["convert", "--from", "jcml", "--keep-text", str(EXAMPLE)])
+    assert canonical.exit_code == 0
+    result = CliRunner().invoke(main, ["learn", "features"], input=canonical.output)
+    assert result.exit_code == 0, result.output
+    rows = read_tsv(result.output)
+    assert len({r["group"] for r in rows}) == 65
+    refs = [r for r in rows if r["item"] == "_ref"]  # the reference against itself
+    assert refs and all(float(r["bleu"]) == pytest.approx(100, rel=1e-15) for r in refs)
+    others = [float(r["bleu"]) for r in rows if r["item"] != "_ref"]
+    assert 0 < np.median(others) < 50
+
+
+def test_bundled_example_is_what_the_makefile_derives(shared, tmp_path):
+    rankeval = shutil.which("rankeval") or str(Path(sys.executable).with_name("rankeval"))
+    subprocess.run(["make", "-s", "-C", str(ROOT / "scripts" / "learn-wmt10"), f"BUILD={tmp_path}",
+                    f"DATA={shared / 'jcml'}", f"RANKEVAL={rankeval}", f"{tmp_path}/wmt10.ref.jcml"],
+                   check=True, capture_output=True)
+    assert (tmp_path / "wmt10.ref.jcml").read_bytes() == EXAMPLE.read_bytes()

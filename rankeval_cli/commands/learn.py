@@ -44,5 +44,5 @@ def command():
 
     \b
     Example:
-      rankeval convert --from jcml --keep-text FILE.jcml | rankeval learn features
+      rankeval convert --from jcml --keep-text examples/wmt10-de-en.ref.jcml | rankeval learn features
     """

@@ -43,7 +43,8 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
 
     \b
     Example:
-      rankeval convert --from jcml --keep-text wmt10.jcml | rankeval learn features
+      rankeval convert --from jcml --keep-text examples/wmt10-de-en.ref.jcml \\
+        | rankeval learn features --exclude-systems _ref
     """
     from ..formats import writer
 
