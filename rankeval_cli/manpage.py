@@ -88,5 +88,12 @@ def all_pages() -> dict[str, str]:
     ctx = click.Context(main, info_name="rankeval", **main.context_settings)
     pages = {"rankeval.1": page(main, "rankeval", "evaluate machine-predicted rankings against human rankings")}
     for name in main.list_commands(ctx):
-        pages[f"rankeval-{name}.1"] = page(main.get_command(ctx, name), f"rankeval {name}", COMMANDS[name], ctx)
+        command = main.get_command(ctx, name)
+        pages[f"rankeval-{name}.1"] = page(command, f"rankeval {name}", COMMANDS[name], ctx)
+        if isinstance(command, click.Group):  # rankeval learn features -> rankeval-learn-features.1
+            group_ctx = click.Context(command, info_name=name, parent=ctx)
+            for sub in command.list_commands(group_ctx):
+                subcommand = command.get_command(group_ctx, sub)
+                pages[f"rankeval-{name}-{sub}.1"] = page(subcommand, f"rankeval {name} {sub}",
+                                                         subcommand.get_short_help_str(200), group_ctx)
     return pages
