@@ -16,9 +16,9 @@ MISSING_REF = ("error", "drop")
 @_common.input_options
 @_common.output_options(formats=("tsv", "jsonl", "jcml"))
 @click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
-              help="Column holding each item's translation.")
+              help="Column holding each item's translation (any text column, item or group included).")
 @click.option("--ref-column", default="ref.text", show_default=True, metavar="COLUMN",
-              help="Column holding the reference translation (the same on every row of a group, or not).")
+              help="Column holding each item's reference translation.")
 @click.option("--tokenize", type=click.Choice(TOKENIZERS), default="13a", show_default=True,
               help="sacreBLEU tokenizer.")
 @click.option("--lowercase", is_flag=True, help="Lowercase translation and reference before counting.")
@@ -62,16 +62,25 @@ def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, mis
     from ..formats.columns import format_numbers
     from ..learn.features import BLEU_COLUMNS, bleu_features
 
+    def texts(batch, column):
+        if column == "item":
+            return batch.item.tolist()
+        if column == "group":
+            return np.repeat(batch.group, batch.sizes).tolist()
+        if column not in batch.extra:
+            if batch.n_rows == 0:  # an empty input: no text needed
+                return []
+            raise DataError(f"no column {column!r} (JCML: convert --from jcml --keep-text; or name the "
+                            f"column with --hyp-column/--ref-column)", batch.source, 1)
+        return batch.extra[column].tolist()
+
     dropped = dropped_groups = 0
     for batch in batches:
-        for column in (hyp_column, ref_column):
-            if column not in batch.extra:
-                raise DataError(f"no column {column!r} (JCML: convert --from jcml --keep-text; or name the "
-                                f"column with --hyp-column/--ref-column)", batch.source, 1)
         clash = [c for c in BLEU_COLUMNS if c in batch.extra]
         if clash:
             raise DataError(f"the input already has a column {clash[0]!r}", batch.source, 1)
-        refs = [text.strip() for text in batch.extra[ref_column].tolist()]
+        texts(batch, hyp_column)
+        refs = [text.strip() for text in texts(batch, ref_column)]
         missing = np.fromiter((not text for text in refs), dtype=bool, count=len(refs))
         if missing.any():
             row = int(np.argmax(missing))
@@ -84,7 +93,7 @@ def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, mis
             dropped_groups += batch.n_groups - kept.n_groups
             refs = [text for text, gone in zip(refs, missing.tolist()) if not gone]
             batch = kept
-        hyps = [text.strip() for text in batch.extra[hyp_column].tolist()]
+        hyps = [text.strip() for text in texts(batch, hyp_column)]
         features = bleu_features(hyps, refs, tokenize=tokenize, lowercase=lowercase, smooth=smooth)
         extra = dict(batch.extra)
         extra.update({name: format_numbers(values) for name, values in features.items()})
