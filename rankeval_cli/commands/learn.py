@@ -12,7 +12,7 @@ import click
 
 #: subcommand name -> one-line help, in the order ``--help`` lists them.
 SUBCOMMANDS = {
-    "features": "Append sentence-BLEU statistics (sacreBLEU) of each translation against its reference.",
+    "features": "Append sentence-BLEU statistics (sacreBLEU) and intra-set features to each item.",
 }
 
 

@@ -1,4 +1,4 @@
-"""``rankeval learn features``: append sentence-BLEU statistics of each item's text against its reference."""
+"""``rankeval learn features``: append sentence-BLEU statistics and intra-set features to the stream."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from . import _common
 TOKENIZERS = ("13a", "intl", "zh", "char", "none")
 SMOOTH_METHODS = ("add-k", "exp", "floor", "none")
 MISSING_REF = ("error", "drop")
+INTRA_KINDS = ("rank", "best", "worst", "dmean")
+DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 
 
 @click.command(name="features")
@@ -27,10 +29,18 @@ MISSING_REF = ("error", "drop")
                    "(Lin & Och 2004, the smoothed BLEU of Duh 2008); exp, floor, none as sacreBLEU.")
 @click.option("--missing-ref", type=click.Choice(MISSING_REF), default="error", show_default=True,
               help="An item whose reference is empty: an error at its line, or dropped and counted on stderr.")
+@click.option("--bleu/--no-bleu", default=True, show_default=True,
+              help="Append the BLEU columns (--no-bleu: only the intra-set features, no text needed).")
+@click.option("--intra-set", "intra_set", multiple=True, metavar="NAMES/PATTERNS",
+              help="Also append the intra-set features of these numeric columns (the BLEU columns included): "
+                   "names and shell patterns, comma-separated or repeated.")
+@click.option("--intra-kind", "intra_kinds", type=click.Choice(INTRA_KINDS), multiple=True,
+              help="Intra-set features to append, repeatable: F:rank (1 = highest), F:best, F:worst (1 for the "
+                   "group's highest / lowest value), F:dmean (minus the group mean) [default: rank, best, dmean].")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, hyp_column, ref_column, tokenize,
-            lowercase, smooth, missing_ref):
-    """Append the sentence-BLEU statistics of each translation against its reference.
+            lowercase, smooth, missing_ref, bleu, intra_set, intra_kinds):
+    """Append sentence-BLEU statistics and intra-set features to each item.
 
     Counts come from sacreBLEU (Post 2018): n-gram matches bleu_m1..bleu_m4 and
     totals bleu_t1..bleu_t4, precisions bleu_p1..bleu_p4, lengths bleu_hyp_len and
@@ -38,7 +48,12 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
     smoothed sentence BLEU bleu (0-100; --smooth) and bleu_unsmoothed, as the
     features of Duh (2008). Texts are stripped of surrounding white space; an empty
     translation is an empty output (BLEU 0), an empty reference is missing
-    (--missing-ref). Every other column passes through. Definitions:
+    (--missing-ref). Every other column passes through.
+
+    --intra-set F appends the intra-set features of Duh (2008), generalised: the
+    item's rank by F within its group (F:rank, tied values sharing the mean of
+    their positions), whether it holds the group's best value (F:best; higher =
+    better), and its difference from the group mean (F:dmean). Definitions:
     docs/learn-features.md.
 
     \b
@@ -48,10 +63,36 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
     """
     from ..formats import writer
 
+    if not bleu and not intra_set:
+        raise click.UsageError("--no-bleu leaves nothing to append without --intra-set")
     batches = _common.read_inputs(files, input_format, exclude_systems)
+    if bleu:
+        batches = _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, missing_ref)
+    if intra_set:
+        batches = _with_intra_set(batches, intra_set, intra_kinds or DEFAULT_INTRA_KINDS)
     with _common.output_stream(output) as out:
-        writer(output_format)(_with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth,
-                                         missing_ref), out)
+        writer(output_format)(batches, out)
+
+
+def _with_intra_set(batches, specs, kinds):
+    """Each batch with the intra-set columns ``F:KIND`` of the selected features appended."""
+    from ..errors import DataError
+    from ..formats.columns import format_numbers
+    from ..learn.data import feature_matrix, select
+    from ..learn.features import intra_set, intra_set_name
+
+    names = None
+    for batch in batches:
+        if names is None:
+            names = select(batch, specs, report=_common.warn).names
+            clash = [intra_set_name(n, k) for n in names for k in kinds if intra_set_name(n, k) in batch.extra]
+            if clash:
+                raise DataError(f"the input already has a column {clash[0]!r}", batch.source, 1)
+        X = feature_matrix(batch, names)
+        columns = intra_set({name: X[:, j] for j, name in enumerate(names)}, batch.offsets, kinds)
+        extra = dict(batch.extra)
+        extra.update({name: format_numbers(values) for name, values in columns.items()})
+        yield batch.with_values(extra=extra)
 
 
 def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, missing_ref):
