@@ -28,7 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
-    "learn": "Learning to rank: features for rankers trained on the stream.",
+    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression); BLEU features.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
 

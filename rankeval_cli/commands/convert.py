@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "letor")
 
 
 @click.command(name="convert")
@@ -54,11 +54,13 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       wmt-scores   WMT metric score files, segment or system level
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
+      letor        LETOR/SVMlight ranking files: rel qid:Q 1:v 2:v ... # docid = X
 
     \b
     Examples:
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml
       rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz --output-format jsonl
+      rankeval convert --from letor msn1.fold1.train.5k.txt.gz
     """
     from ..formats import reader, sniff, writer
 

@@ -1,48 +1,55 @@
-"""``rankeval learn``: a click group whose subcommands live in ``commands/learn_<name>.py``.
+"""``rankeval learn``: train, apply and cross-validate rankers on feature columns.
 
-Like the top-level group, it imports a subcommand's module only when that subcommand runs.
+A click group whose subcommands load lazily from their own modules
+(``learn_<name>.py``, each defining ``command``), like the top-level commands.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 import click
 
-#: subcommand name -> one-line help, in the order ``--help`` lists them.
+#: subcommand -> (module, one-line help); a new subcommand is one line here.
 SUBCOMMANDS = {
-    "features": "Append sentence-BLEU statistics (sacreBLEU) and intra-set features to each item.",
+    "train": ("learn_train", "Train a ranker (ranksvm, listnet, listmle, regression) and write a JSON model."),
+    "predict": ("learn_predict", "Score a stream with a trained model: pred = -score, score kept."),
+    "cv": ("learn_cv", "K-fold cross-validation by group: every group scored by a model that never saw it."),
+    "features": ("learn_features", "Append sentence-BLEU statistics (sacreBLEU) and intra-set features to each item."),
 }
 
 
-def _module(name: str) -> str:
-    return f"rankeval_cli.commands.learn_{name}"
-
-
-class LearnGroup(click.Group):
-    """Subcommands loaded on demand from ``learn_<name>.py``."""
-
+class LazyLearnGroup(click.Group):
     def list_commands(self, ctx):
-        return [name for name in SUBCOMMANDS if importlib.util.find_spec(_module(name)) is not None]
+        return list(SUBCOMMANDS)
 
     def get_command(self, ctx, name):
-        if name not in SUBCOMMANDS or importlib.util.find_spec(_module(name)) is None:
+        if name not in SUBCOMMANDS:
             return None
-        return importlib.import_module(_module(name)).command
+        return importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command
 
     def format_commands(self, ctx, formatter):
-        rows = [(name, SUBCOMMANDS[name]) for name in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)])
 
 
-@click.group(name="learn", cls=LearnGroup)
+@click.group(name="learn", cls=LazyLearnGroup)
 def command():
-    """Learning to rank: features for rankers learned from the stream.
+    """Learn rankers from feature columns of the stream, score with them, cross-validate.
+
+    Features are extra numeric columns: LETOR/SVMlight files give f1..fM
+    (rankeval convert --from letor), JCML gives tgt@ATTR, and learn features
+    appends sentence-BLEU statistics and intra-set features. Models are linear or
+    (listnet, listmle) one-hidden-layer networks on z-scored features, trained
+    with L-BFGS-B; see docs/learn.md for each objective's equation.
+
+    Model scores are higher = better. Output streams carry pred = -score (lower =
+    better, as every stream), so measures apply unchanged, and the score itself in
+    the column score.
 
     \b
-    Example:
-      rankeval convert --from jcml --keep-text examples/wmt10-de-en.ref.jcml | rankeval learn features
+    Examples:
+      rankeval convert --from letor train.txt.gz | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o m.json
+      rankeval convert --from letor test.txt.gz | rankeval learn predict --model m.json | rankeval ndcg --relevance grades --k 10
+      rankeval convert --from letor train.txt.gz | rankeval learn cv --model listnet --features 'f*' --relevance grades | rankeval ndcg --relevance grades --k 10
     """
