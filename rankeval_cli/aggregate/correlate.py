@@ -161,8 +161,30 @@ def _group_pearson(x, y, g, sizes) -> np.ndarray:
 
 
 def join_scores(left: dict, right: dict) -> tuple[list, np.ndarray, np.ndarray, int]:
-    """Items scored (non-NaN) on both sides, in sorted order; and how many were not."""
+    """Items scored (non-NaN) on both sides, in sorted order; and how many were not.
+
+    Systems are matched as ``convert --scores`` matches them (:func:`..formats.wmtids.system_key`:
+    a leading test-set component and a language pair are stripped), unless the exact names
+    already match; two names of one side that become the same key are an error.
+    """
+    if left.keys() != right.keys():
+        left, right = _by_system_key(left, "first"), _by_system_key(right, "second")
     both = sorted(k for k in left.keys() & right.keys()
                   if not (math.isnan(left[k]) or math.isnan(right[k])))
     unmatched = len(left.keys() | right.keys()) - len(both)
     return both, np.array([left[k] for k in both]), np.array([right[k] for k in both]), unmatched
+
+
+def _by_system_key(scores: dict, side: str) -> dict:
+    from ..errors import DataError
+    from ..formats.wmtids import system_key
+
+    keyed: dict = {}
+    names: dict = {}
+    for name, value in scores.items():
+        key = system_key(name)
+        if key in keyed:
+            raise DataError(f"systems {names[key]!r} and {name!r} of the {side} table are the same system once "
+                            f"test-set and language-pair parts are stripped")
+        keyed[key], names[key] = value, name
+    return keyed

@@ -17,6 +17,7 @@ from ..errors import DataError
 from .methods import sort_order
 from .pairwise import PairCounter, PairStats
 from .registry import canonical, scorer
+from ..partition import Partitioner  # noqa: F401  (re-exported: aggregate.run.Partitioner)
 
 COLUMNS = ("gold", "pred")
 
@@ -45,37 +46,6 @@ class Ranking:
         return dict(zip(self.items, self.scores.tolist()))
 
 
-class Partitioner:
-    """Splits batches into sub-batches per value of the ``by`` columns."""
-
-    def __init__(self, by: Iterable[str] = ()):
-        self.by = tuple(by)
-
-    def split(self, batch: Batch):
-        """Yield ``(key, sub_batch)`` for each distinct key in the batch (first-seen order)."""
-        if not self.by:
-            yield (), batch
-            return
-        columns = []
-        for name in self.by:
-            if name not in batch.extra:
-                raise DataError(f"no column {name!r} to group by (columns: "
-                                f"{', '.join(['group', 'item', 'gold', 'pred', *batch.extra]) })", batch.source)
-            values = batch.extra[name]
-            first = np.repeat(values[batch.offsets[:-1]], batch.sizes)
-            bad = np.flatnonzero(values != first)
-            if len(bad):
-                source, line = batch.row_location(int(bad[0]))
-                raise DataError(f"column {name!r} changes within group {batch.group[batch.group_index[bad[0]]]!r}",
-                                source, line)
-            columns.append(values[batch.offsets[:-1]])
-        keys = list(zip(*[c.tolist() for c in columns]))
-        codes: dict = {}
-        group_code = np.fromiter((codes.setdefault(k, len(codes)) for k in keys), dtype=np.int64, count=len(keys))
-        for key, code in codes.items():
-            yield key, batch.select_groups(group_code == code)
-
-
 def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] = (),
                  higher_better: dict | None = None, keep_groups: bool = False) -> dict:
     """``{(key, column): PairCounter}`` over the whole stream (first-seen key order)."""
@@ -94,8 +64,8 @@ def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] 
 
 
 def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int = 0,
-                 **options) -> Ranking:
-    """The :class:`Ranking` of one counter (with bootstrap ranges if ``bootstrap`` > 0)."""
+                 level: float = 0.95, **options) -> Ranking:
+    """The :class:`Ranking` of one counter (with bootstrap ranges at ``level`` if ``bootstrap`` > 0)."""
     method = canonical(method)
     score = scorer(method, **options)
     stats = counter.stats()
@@ -110,7 +80,7 @@ def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int =
         from .bootstrap import bootstrap_ranks, clusters, rank_ranges
 
         ranks = bootstrap_ranks(counter, score, bootstrap, seed)
-        lo, hi = rank_ranges(ranks)
+        lo, hi = rank_ranges(ranks, level)
         ranking.lo, ranking.hi = lo[order], hi[order]
         ranking.cluster = clusters(lo, hi, order)[order]
         ranking.replicates = bootstrap
@@ -119,7 +89,7 @@ def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int =
 
 def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column: str = "gold",
               by: Iterable[str] = (), gold_higher_better: bool = False, pred_higher_better: bool = False,
-              bootstrap: int = 0, seed: int = 0, **options) -> list[Ranking]:
+              bootstrap: int = 0, seed: int = 0, level: float = 0.95, **options) -> list[Ranking]:
     """System rankings of a stream of groups (one per ``by`` key and column).
 
     ``column`` is ``"gold"``, ``"pred"`` or ``"both"``. Method options:
@@ -141,5 +111,5 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
     canonical(method)
     counters = count_stream(batches, columns, by, {"gold": gold_higher_better, "pred": pred_higher_better},
                             keep_groups=bootstrap > 0)
-    return [rank_counter(counter, key, method, bootstrap, seed, **options)
+    return [rank_counter(counter, key, method, bootstrap, seed, level, **options)
             for (key, _column), counter in counters.items()]

@@ -16,7 +16,7 @@ from .registry import canonical
 
 
 def table_signature(method: str, column: str, options: dict, bootstrap: int = 0, seed: int | None = None,
-                    command: str = "aggregate") -> str:
+                    command: str = "aggregate", level: float | None = None) -> str:
     """``aggregate|method:...|column:...|...|v:VERSION`` (``borda|...`` for ``rankeval borda``)."""
     method = canonical(method)
     settings = {"method": None if command == "borda" else method, "column": column}
@@ -29,7 +29,7 @@ def table_signature(method: str, column: str, options: dict, bootstrap: int = 0,
     elif method == "bradley-terry":
         settings.update(alpha=options.get("bt_alpha"), ties=options.get("bt_ties"))
     if bootstrap:
-        settings.update(bootstrap=bootstrap, seed=seed)
+        settings.update(ci=repr(float(level or 0.95)), bootstrap=bootstrap, seed=seed)
     return signature(command, **settings)
 
 
@@ -51,7 +51,7 @@ def _empty_cells(ranking, prefix: str, score_name: str) -> dict:
 
 
 def ranking_records(rankings, by, column: str, method: str, options: dict, score_name: str = "score",
-                    seed: int | None = None, command: str = "aggregate"):
+                    seed: int | None = None, command: str = "aggregate", level: float | None = None):
     """Output records of :func:`.run.aggregate`'s rankings (see module doc)."""
     by = tuple(by)
     partitions: dict = {}
@@ -60,7 +60,7 @@ def ranking_records(rankings, by, column: str, method: str, options: dict, score
     for key, sides in partitions.items():
         first = next(iter(sides.values()))
         sig = table_signature(method, column, options, first.replicates, seed if first.replicates else None,
-                              command)
+                              command, level)
         head = dict(zip(by, key))
         if column != "both":
             ranking = sides[column]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import _ci, _common
+from .tau import variant_option
 
 MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
 TIE_POLICIES = ("pessimistic", "optimistic", "expected")
@@ -18,18 +19,14 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.command(name="compare")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@click.option("--measure", type=click.Choice(MEASURES), default="tau", show_default=True,
+@click.option("-m", "--measure", type=click.Choice(MEASURES), default="tau", show_default=True,
               help="The measure compared; its options below are those of its own command.")
 @click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="COL1,COL2[,...]",
               help="Compare these columns of one stream (the first is the baseline) instead of the pred column "
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
-@click.option("--higher-better", is_flag=True,
-              help="Predictions are scores, higher = better (default: ranks, lower = better; --scores implies "
-                   "it). A column's ':higher'/':lower' overrides it.")
-@click.option("--ties", "variant", default=None, callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
-              help="tau: the tie convention, as 'rankeval tau --ties' [default: penalize].")
+@variant_option(default=None, help_text="tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
               help="tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
                    "[default: micro].")
@@ -37,8 +34,9 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
               help="mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic].")
 @click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
               help="Gold holds ranks (lower = better) or graded relevance (higher = better).")
-@click.option("--scores", is_flag=True,
-              help="Gold and predictions are scores, higher = better (with --relevance grades, gold is grades).")
+@_common.higher_better_option(
+    "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
+    "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")
 @click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None,
               help="mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
@@ -55,8 +53,8 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, higher_better,
-            variant, average, tie_policy, relevance, scores, missing_pred, k, gain, rel_max, ci, bootstrap,
+def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
+            average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, ci, bootstrap,
             permutations, seed):
     """Compare predictions of the same gold: scores, differences, intervals, p-values.
 
@@ -94,8 +92,8 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     Examples:
       rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
       rankeval convert --from jcml wmt10-test.xf.jcml \\
-        | rankeval compare --pred-columns unk,length --ties penalize
-      rankeval compare --measure ndcg --k 10 --relevance grades --scores --pred-columns bm25,dense run.tsv
+        | rankeval compare --pred-columns unk,length --tau-variant penalize
+      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better --pred-columns bm25,dense run.tsv
     """
     from ..summary import RecordWriter
 
@@ -103,7 +101,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                  gain=gain, rel_max=rel_max)
     for option, measures in ONLY_FOR.items():
         if given[option] is not None and measure not in measures:
-            flag = "--ties" if option == "variant" else "--" + option.replace("_", "-")
+            flag = "--tau-variant" if option == "variant" else "--" + option.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --measure {' or '.join(measures)}, not {measure}")
     if pred_columns is not None and len(files) > 1:
         raise click.UsageError("--pred-columns compares columns of one input; give at most one file")
@@ -111,8 +109,8 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         raise click.UsageError("give two or more files to compare (the first is the baseline), "
                                "or one stream with --pred-columns COL1,COL2")
 
-    spec, settings = _measure_spec(measure, relevance, scores, given)
-    default_higher = higher_better or scores
+    spec, settings = _measure_spec(measure, relevance, higher_better, given)
+    default_higher = higher_better
     if pred_columns is None:
         names = list(files)
         directions = [default_higher] * len(names)

@@ -10,7 +10,7 @@ from . import _ci, _common, _position
 @click.command(name="err")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@_position.position_options
+@_position.position_options("group, n, skipped, err")
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
               help="Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
@@ -19,8 +19,8 @@ from . import _ci, _common, _position
                    "group's highest relevance.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, rel_max, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, k, rel_max, ci, bootstrap, seed):
     """ERR@k of the predicted order, averaged over groups.
 
     ERR@k = sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), with
@@ -43,6 +43,6 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     _position.run_mean_measure(
         "err", err_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed,
         settings=dict(k=k, rel_max=format_rel_max(*parsed)), k=k, rel_max=parsed)

@@ -10,12 +10,12 @@ from . import _ci, _common, _position
 @click.command(name="mrr")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@_position.position_options
+@_position.position_options("group, n, skipped, mrr")
 @_position.k_option("RR@K: a first relevant item below position K scores 0 [default: no cut-off].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, k, ci, bootstrap, seed):
     """Mean reciprocal rank of the best gold item.
 
     Per group, among the items with the best gold rank (with --relevance grades:
@@ -40,5 +40,5 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     _position.run_mean_measure(
         "mrr", rr_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed, settings=dict(k=k), k=k)

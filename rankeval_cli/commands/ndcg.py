@@ -10,14 +10,14 @@ from . import _ci, _common, _position
 @click.command(name="ndcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@_position.position_options
+@_position.position_options("group, n, skipped, ndcg")
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
               help="exp: 2^rel - 1 (seed 000 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx).")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, gain, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, k, gain, ci, bootstrap, seed):
     """NDCG@k of the predicted order, averaged over groups.
 
     DCG@k = sum over predicted positions i <= k of gain(rel_i) / log2(i + 1);
@@ -41,6 +41,6 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     _position.run_mean_measure(
         "ndcg", ndcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed, settings=dict(k=k, gain=gain),
         k=k, gain=gain)

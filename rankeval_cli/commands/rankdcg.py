@@ -10,11 +10,11 @@ from . import _ci, _common, _position
 @click.command(name="rankdcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@_position.position_options
+@_position.position_options("group, n, skipped, rankdcg")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, ci, bootstrap, seed):
     """rankDCG of the predicted order, averaged over groups.
 
     rel' = dense rank of the gold value from the bottom (1 .. K distinct values);
@@ -36,5 +36,5 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     _position.run_mean_measure(
         "rankdcg", rankdcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed, settings={})

@@ -5,24 +5,24 @@ from __future__ import annotations
 import click
 
 from . import _ci, _common, _position
+from .tau import variant_option
 
 
 @click.command(name="report")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@_position.position_options
+@_position.position_options("group, n, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
-@click.option("--tau-ties", "tau_variant", default="penalize", show_default=True,
-              callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
-              help="Kendall tau variant, as for 'rankeval tau --ties' (penalize = RankEval 2013 and WMT08-12).")
+@variant_option(help_text="Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
+                aliases=("--tau-ties",))
 @click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
               help="NDCG gain: 2^rel - 1 or rel.")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
               help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, tau_variant, gain, rel_max, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, k, variant, gain, rel_max, ci, bootstrap, seed):
     """All measures at once: tau (micro, macro, counts, p), MRR, NDCG, ERR,
     rankDCG, BPH shares per human rank and the average predicted rank.
 
@@ -44,20 +44,27 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report --ci 0.95
     """
     from ..measures.err import parse_rel_max
-    from ..summary import RecordWriter
+    from ..partition import keyed, partitioned
 
-    report = Report(tau_variant=tau_variant, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred,
-                    scores=scores, k=k, gain=gain, rel_max=parse_rel_max(rel_max, relevance),
+    settings = dict(tau_variant=variant, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred,
+                    scores=higher_better, k=k, gain=gain, rel_max=parse_rel_max(rel_max, relevance),
                     resampling=_ci.resolve(ci, bootstrap, seed), exclude=_ci.exclusion(exclude_systems))
-    batches = _common.read_inputs(files, input_format, exclude_systems)
+    reports: dict = {}  # --by key -> Report
+    batches = _position.oriented(_common.read_inputs(files, input_format, exclude_systems), higher_better,
+                                 relevance)
     with _common.output_stream(output) as out:
-        rows_out = RecordWriter(out, output_format) if per_group else None
-        for batch in _position.oriented(batches, scores, relevance):
+        rows_out = _common.record_writer(out, output_format) if per_group else None
+        for key, batch in partitioned(batches, by):
+            report = reports.get(key) or reports.setdefault(key, Report(**settings))
             rows = report.add(batch, per_group=per_group)
             if rows_out:
                 rows_out.write_many(rows)
-        _position.write_summary(out, report.records(), output_format, per_group)
-    _position.warn_counts(report.blanks, report.missing_pred, missing_pred)
+        if not by and not reports:
+            reports[()] = Report(**settings)
+        records = [keyed(record, by, key) for key, report in reports.items() for record in report.records()]
+        _position.write_summary(out, records, output_format, per_group, rows_out)
+    _position.warn_counts(sum(r.blanks for r in reports.values()), sum(r.missing_pred for r in reports.values()),
+                          missing_pred)
 
 
 class Report:
@@ -172,7 +179,7 @@ class Report:
 
         t = self.tau.summary()
         defined = t.groups - t.undefined
-        # gold grades (higher = better) and --scores decide how tau orients the pairs
+        # gold grades (higher = better) and --higher-better decide how tau orients the pairs
         oriented = dict(relevance=self.settings["relevance"], scores=self.settings["scores"])
         rows = [
             row("tau_micro", t.micro, defined, t.groups, t.undefined, "tau", ties=t.variant, avg="micro", **oriented),
@@ -198,7 +205,7 @@ class Report:
             rows.append(row(f"bph_{rank}", count / self.bph.groups, _whole(count), self.bph.groups,
                             self.bph.empty, "bph", **sig))
         rows.append(row("avg_predicted", self.bph.average, self.bph.groups, self.bph.groups + self.bph.empty,
-                        self.bph.empty, "bph", **sig))
+                        self.bph.empty, "avg_predicted", **sig))
         rows.append(row("blanks", self.blanks, None, None, None, "blanks"))
         rows.append(row("missing_pred", self.missing_pred, None, None, None, "missing_pred",
                         rule=sig["missing_pred"]))
