@@ -143,3 +143,42 @@ def test_bundled_example_is_what_the_makefile_derives(shared, tmp_path):
                     f"DATA={shared / 'jcml'}", f"RANKEVAL={rankeval}", f"{tmp_path}/wmt10.ref.jcml"],
                    check=True, capture_output=True)
     assert (tmp_path / "wmt10.ref.jcml").read_bytes() == EXAMPLE.read_bytes()
+
+
+INTRA = "group\titem\tgold\tpred\tx\ty\tname\ns1\ta\t1\t\t0.5\t3\tA\ns1\tb\t2\t\t0.5\t1\tB\ns1\tc\t3\t\t0.2\t2\tC\ns2\ta\t1\t\t7\t0\tA\n"
+
+
+def test_intra_set_columns_appended():
+    result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "x,y"], input=INTRA)
+    assert result.exit_code == 0, result.output
+    rows = read_tsv(result.output)
+    assert list(rows[0])[7:] == ["x:rank", "x:best", "x:dmean", "y:rank", "y:best", "y:dmean"]
+    assert [r["x:rank"] for r in rows] == ["1.5", "1.5", "3", "1"]
+    assert [r["x:best"] for r in rows] == ["1", "1", "0", "1"]
+    assert [r["y:rank"] for r in rows] == ["1", "3", "2", "1"]
+    expected = features.intra_set({"x": np.array([0.5, 0.5, 0.2, 7]), "y": np.array([3.0, 1, 2, 0])},
+                                  np.array([0, 3, 4]))
+    for name, values in expected.items():
+        np.testing.assert_array_equal([float(r[name]) for r in rows], values, err_msg=name)
+
+
+def test_intra_set_kinds_patterns_and_refusals():
+    result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "*", "--intra-kind", "worst"],
+                                input=INTRA)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].endswith("\tname\tx:worst\ty:worst")  # 'name' holds text: left out
+    assert "features left out: name" in result.stderr
+    result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "name"], input=INTRA)
+    assert result.exit_code == 1 and "'name'" in result.output and "not a number" in result.output
+    result = CliRunner().invoke(main, ["learn", "features", "--no-bleu"], input=INTRA)
+    assert result.exit_code == 2 and "--intra-set" in result.output
+    assert CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "x", "--intra-kind", "max"],
+                              input=INTRA).exit_code == 2
+
+
+def test_intra_set_of_the_bleu_columns():
+    result = run(["--intra-set", "bleu", "--intra-kind", "best"], stream())
+    assert result.exit_code == 0, result.output
+    rows = read_tsv(result.output)
+    assert list(rows[0])[-1] == "bleu:best"
+    assert [r["bleu:best"] for r in rows] == ["1", "0", "0", "0", "1"]
