@@ -140,4 +140,6 @@ class RecordWriter:
             return f"{value:.{self.digits}f}"
         if isinstance(value, float) and math.isnan(value):
             return "–"
-        return "" if value is None else text_value(value)
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return str(int(value))
+        return "" if value is None else str(value)

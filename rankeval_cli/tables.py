@@ -12,9 +12,12 @@ import re
 _NUMBER = re.compile(r"^[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$|^(nan|inf|-inf|–)?$")
 
 
+_MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)")
+
+
 def numeric_columns(cells: list[list[str]], width: int) -> list[bool]:
-    """True for each column whose every cell is a number (or empty / undefined)."""
-    return [all(_NUMBER.match(row[j].replace("*", "").replace("\\dagger", "").strip()) for row in cells)
+    """True for each column whose every cell is a number (or empty / undefined), marks aside."""
+    return [all(_NUMBER.match(_MARKS.sub(lambda m: m.group(1) or "", row[j]).strip()) for row in cells)
             for j in range(width)]
 
 
@@ -48,8 +51,10 @@ def latex_table(columns: list[str], cells: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_MARKUP = re.compile(r"(\\textbf\{[^{}]*\}|\$[^$]*\$)")
+
+
 def _latex_cell(text: str) -> str:
-    """Escape a cell, keeping the markers tables use (``\\textbf{...}``, ``$^{...}$``) intact."""
-    if text.startswith("\\textbf{") or text.startswith("$"):
-        return text
-    return latex_escape(text).replace("–", "--")
+    """Escape a cell, keeping the markup ``rankeval table`` adds (``\\textbf{...}``, ``$...$``) intact."""
+    parts = _MARKUP.split(text)
+    return "".join(part if i % 2 else latex_escape(part).replace("–", "--") for i, part in enumerate(parts))

@@ -98,7 +98,7 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
 
     >>> import numpy as np
     >>> from rankeval_cli.batch import Batch, offsets_from_sizes
-    >>> votes = [["A", "B", "C"], ["A", "C", "B"], ["B", "A", "C"]]  # seed 004
+    >>> votes = [["A", "B", "C"], ["A", "C", "B"], ["B", "A", "C"]]  # three votes
     >>> b = Batch(group=np.array(["1", "2", "3"], object), offsets=offsets_from_sizes(np.array([3, 3, 3])),
     ...           item=np.array(sum(votes, []), object), gold=np.tile([1., 2., 3.], 3), pred=np.full(9, np.nan))
     >>> [(r.items, r.scores.tolist()) for r in aggregate([b], "borda")]

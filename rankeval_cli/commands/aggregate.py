@@ -46,7 +46,7 @@ def method_option(help_text: str):
     """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere)."""
     return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
                         callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
-                        show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
+                        show_default=True, metavar="METHOD", shell_complete=_common.completion_of(METHOD_NAMES),
                         help=help_text)
 
 

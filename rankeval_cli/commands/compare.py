@@ -43,6 +43,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
               help="mrr/ndcg/err: cut-off [default: whole lists].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
 @click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")

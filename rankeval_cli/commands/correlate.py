@@ -30,7 +30,7 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     undefined = groups with < 2 items or a constant side). With --aggregates,
     two finished system rankings are correlated on their shared items.
 
-    Scores are higher = better on both sides, so agreement is positive; seed 003
+    Scores are higher = better on both sides, so agreement is positive; Li, Jiang & Wang 2013
     Tables 4-5 print absolute values.
 
     \b

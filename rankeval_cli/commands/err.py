@@ -1,4 +1,4 @@
-"""``rankeval err``: expected reciprocal rank at k (seed 000 §3.4, Algorithm 1)."""
+"""``rankeval err``: expected reciprocal rank at k (Avramidis 2013 §3.4, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from . import _ci, _common, _position
 @_position.position_options("group, n, skipped, err")
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
                    "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
                    "et al., Yahoo! LTR, gdeval: scale:4; default with --relevance grades), list-max = the "

@@ -1,4 +1,4 @@
-"""``rankeval mrr``: mean First Answer Reciprocal Rank (seed 000 §3.2)."""
+"""``rankeval mrr``: mean First Answer Reciprocal Rank (Avramidis 2013 §3.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``rankeval ndcg``: normalized discounted cumulative gain at k (seed 000 §3.3)."""
+"""``rankeval ndcg``: normalized discounted cumulative gain at k (Avramidis 2013 §3.3)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import _ci, _common, _position
 @_position.position_options("group, n, skipped, ndcg")
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
-              help="exp: 2^rel - 1 (seed 000 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx).")
+              help="exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx).")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,

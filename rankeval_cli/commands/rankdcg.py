@@ -1,4 +1,4 @@
-"""``rankeval rankdcg``: rankDCG (Katerenchuk & Rosenberg 2016, seed 002)."""
+"""``rankeval rankdcg``: rankDCG (Katerenchuk & Rosenberg 2016)."""
 
 from __future__ import annotations
 

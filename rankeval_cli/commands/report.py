@@ -18,6 +18,7 @@ from .tau import variant_option
 @click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
               help="NDCG gain: 2^rel - 1 or rel.")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
