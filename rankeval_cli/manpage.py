@@ -90,10 +90,10 @@ def all_pages() -> dict[str, str]:
     for name in main.list_commands(ctx):
         command = main.get_command(ctx, name)
         pages[f"rankeval-{name}.1"] = page(command, f"rankeval {name}", COMMANDS[name], ctx)
-        if isinstance(command, click.Group):  # rankeval learn features -> rankeval-learn-features.1
-            group_ctx = click.Context(command, info_name=name, parent=ctx)
-            for sub in command.list_commands(group_ctx):
-                subcommand = command.get_command(group_ctx, sub)
-                pages[f"rankeval-{name}-{sub}.1"] = page(subcommand, f"rankeval {name} {sub}",
-                                                         subcommand.get_short_help_str(200), group_ctx)
+        if isinstance(command, click.Group):  # rankeval learn train, ...: one page per subcommand
+            sub_ctx = click.Context(command, info_name=name, parent=ctx)
+            for sub in command.list_commands(sub_ctx):
+                sub_command = command.get_command(sub_ctx, sub)
+                pages[f"rankeval-{name}-{sub}.1"] = page(sub_command, f"rankeval {name} {sub}",
+                                                          sub_command.get_short_help_str(limit=200), sub_ctx)
     return pages

@@ -43,8 +43,9 @@ def _command_names() -> tuple[list[str], set[str]]:
 COMMANDS, GROUPS = _command_names()
 #: commands that read no ranking stream (``completion SHELL`` prints a script; a group runs its subcommands).
 NOT_STREAMS = {"completion", "table"} | GROUPS  # table reads summaries, completion nothing
-# learn train/predict/cv need feature columns (and a model): their contract is tested in test_learn.py.
-NOT_STREAMS |= {"learn train", "learn predict", "learn cv"}
+#: stream commands that need feature columns (and a model): tests/test_learn.py holds their contract.
+OWN_CONTRACT = {"learn train", "learn predict", "learn cv"}
+NOT_STREAMS |= OWN_CONTRACT
 STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {

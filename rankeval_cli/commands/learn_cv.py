@@ -33,6 +33,7 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
         | rankeval learn cv --model listnet --features 'f*' --relevance grades --folds 5 \\
         | rankeval ndcg --relevance grades --k 10
     """
+    _learn.limit_blas_threads()
     import os
 
     from ..formats import writer
@@ -40,7 +41,11 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
 
     hp = _learn.hyperparameters(objective, l2, loss, hidden, max_iter, seed)
     fold_seed = seed if seed is not None else 12345
-    table = _learn.load_table(files, input_format, exclude_systems, features, relevance, keep_batches=True)
+    table = _learn.load_table(files, input_format, exclude_systems, features, relevance, keep_batches=True,
+                              empty_ok=True)
+    if table is None:  # an empty input is an empty result, as for every stream command
+        with _common.output_stream(output):
+            return
     scores, fold_of_row, models = cross_validate(table, objective, hp, relevance, folds, fold_seed,
                                                  report=_common.warn)
     if models_dir:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _common
+from . import _common, _learn
 
 
 @click.command(name="predict")
@@ -29,6 +29,7 @@ def command(files, input_format, exclude_systems, output, output_format, model_p
       rankeval convert --from letor msn1.fold1.test.5k.txt.gz \\
         | rankeval learn predict --model ranksvm.json | rankeval ndcg --relevance grades --k 10
     """
+    _learn.limit_blas_threads()
     from ..formats import writer
     from ..learn.model import load_model, predict_batches
 

@@ -34,6 +34,7 @@ def command(files, input_format, exclude_systems, objective, features, relevance
       rankeval convert --from letor msn1.fold1.train.5k.txt.gz \\
         | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o ranksvm.json
     """
+    _learn.limit_blas_threads()
     from ..learn.model import train_model
 
     hp = _learn.hyperparameters(objective, l2, loss, hidden, max_iter, seed)

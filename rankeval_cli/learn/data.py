@@ -9,7 +9,9 @@ numeric column). ``--features`` takes names and shell patterns (``f*``,
   naming them on stderr, those holding text (``tgt@system``); a pattern that
   matches no column is an error;
 - a missing (empty) value in a selected column is an error at its line: nothing
-  is filled in.
+  is filled in;
+- a column constant on the training data is an error when named, and left out
+  (named on stderr) when a pattern matched it.
 
 The gold becomes a *utility*, higher = better: the grade with ``--relevance
 grades``, minus the gold rank with ``--relevance ranks`` (the default).
@@ -92,6 +94,11 @@ def _first_line(batch: Batch):
 
 def _non_number(values: np.ndarray):
     """The first non-empty value that is not a number, or None."""
+    try:
+        np.array(values.tolist(), dtype=np.float64)  # the common case: every value parses (inf/nan are
+        return None  # refused later by feature_matrix, with their line)
+    except ValueError:
+        pass
     for text in dict.fromkeys(values.tolist()):
         if text != "" and not is_number(text):
             return text
@@ -146,14 +153,18 @@ class Table:
     names: list[str]
     batches: list[Batch]
     sources: list[str]
+    explicit: set = field(default_factory=set)  # features named, not matched by a pattern
 
     @property
     def n_groups(self) -> int:
         return len(self.group)
 
 
-def load(batches, specs, relevance: str, report=None, keep_batches: bool = False) -> Table:
-    """Read a whole stream into a :class:`Table` (features parsed batch by batch, text dropped)."""
+def load(batches, specs, relevance: str, report=None, keep_batches: bool = False, empty_ok: bool = False):
+    """Read a whole stream into a :class:`Table` (features parsed batch by batch, text dropped).
+
+    An input without groups is an error, or None with ``empty_ok``.
+    """
     selection = None
     parts, utilities, groups, sizes, kept, sources = [], [], [], [], [], []
     for batch in batches:
@@ -170,10 +181,12 @@ def load(batches, specs, relevance: str, report=None, keep_batches: bool = False
         if keep_batches:
             kept.append(batch)
     if selection is None:
-        raise DataError("no groups in the training data", None)
+        if empty_ok:
+            return None
+        raise DataError("no groups in the input", None)
     return Table(X=np.concatenate(parts), utility=np.concatenate(utilities),
                  offsets=offsets_from_sizes(np.concatenate(sizes)), group=np.concatenate(groups),
-                 names=selection.names, batches=kept, sources=sources)
+                 names=selection.names, batches=kept, sources=sources, explicit=selection.explicit)
 
 
 def training_rows(utility: np.ndarray, offsets: np.ndarray, pairwise: bool):
@@ -213,4 +226,5 @@ def groups_of(table: Table, keep: np.ndarray) -> Table:
     """The rows of the groups where ``keep`` (one bool per group) is true."""
     rows = np.repeat(keep, np.diff(table.offsets))
     return Table(X=table.X[rows], utility=table.utility[rows], offsets=offsets_from_sizes(np.diff(table.offsets)[keep]),
-                 group=table.group[keep], names=table.names, batches=[], sources=table.sources)
+                 group=table.group[keep], names=table.names, batches=[], sources=table.sources,
+                 explicit=table.explicit)

@@ -120,13 +120,23 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
         raise DataError("no training data: no group has two different gold values" if pairwise
                         else "no training data: no item has a gold value", table.sources[0] if table.sources else None)
     X, utility = table.X[rows], table.utility[rows]
-    scaler = Scaler.fit(X)
-    constant = scaler.constant()
+    names = list(table.names)
+    constant = Scaler.fit(X).constant()
     if constant.any():
-        names = [n for n, c in zip(table.names, constant) if c]
-        raise DataError(f"feature{'s' if len(names) > 1 else ''} constant on the training data (nothing to learn, "
-                        f"cannot be scaled): {', '.join(names)}; leave {'them' if len(names) > 1 else 'it'} out of "
-                        "--features", table.sources[0] if table.sources else None)
+        named = [n for n, c in zip(names, constant) if c and n in table.explicit]
+        if named:
+            raise DataError(f"feature{'s' if len(named) > 1 else ''} constant on the training data (nothing to learn, "
+                            f"cannot be scaled): {', '.join(named)}; leave {'them' if len(named) > 1 else 'it'} out "
+                            "of --features", table.sources[0] if table.sources else None)
+        if report:
+            report(f"training: left out feature{'s' if constant.sum() > 1 else ''} constant on the training data: "
+                   f"{', '.join(n for n, c in zip(names, constant) if c)}")
+        X = X[:, ~constant]
+        names = [n for n, c in zip(names, constant) if not c]
+        if not names:
+            raise DataError("every selected feature is constant on the training data",
+                            table.sources[0] if table.sources else None)
+    scaler = Scaler.fit(X)
     result = fit(objective, scaler.transform(X), utility, offsets, l2=hp["lambda"], hidden=hp["hidden"],
                  loss=hp.get("loss", DEFAULTS["loss"]), max_iter=hp["max_iter"], seed=hp.get("seed", DEFAULTS["seed"]),
                  gtol=hp["gtol"])
@@ -139,7 +149,7 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
                 "message": result.message}
     if training["pairs"] is None:
         del training["pairs"]
-    return Model(objective=objective, features=list(table.names), scaler=scaler, scorer=result.scorer,
+    return Model(objective=objective, features=names, scaler=scaler, scorer=result.scorer,
                  theta=result.theta, hyperparameters=hp, relevance=relevance, training=training)
 
 
