@@ -84,7 +84,13 @@ def _with_intra_set(batches, specs, kinds):
     names = None
     for batch in batches:
         if names is None:
-            names = select(batch, specs, report=_common.warn).names
+            try:
+                names = select(batch, specs, report=_common.warn).names
+            except DataError:
+                if batch.n_rows == 0:  # an empty input (no columns): an empty result
+                    yield batch
+                    continue
+                raise
             clash = [intra_set_name(n, k) for n in names for k in kinds if intra_set_name(n, k) in batch.extra]
             if clash:
                 raise DataError(f"the input already has a column {clash[0]!r}", batch.source, 1)
@@ -104,24 +110,25 @@ def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, mis
     from ..learn.features import BLEU_COLUMNS, bleu_features
 
     def texts(batch, column):
+        """The stripped text of every row in ``column`` (an extra column, or item or group)."""
         if column == "item":
-            return batch.item.tolist()
-        if column == "group":
-            return np.repeat(batch.group, batch.sizes).tolist()
-        if column not in batch.extra:
-            if batch.n_rows == 0:  # an empty input: no text needed
-                return []
-            raise DataError(f"no column {column!r} (JCML: convert --from jcml --keep-text; or name the "
-                            f"column with --hyp-column/--ref-column)", batch.source, 1)
-        return batch.extra[column].tolist()
+            values = batch.item.tolist()
+        elif column == "group":
+            values = np.repeat(batch.group, batch.sizes).tolist()
+        else:
+            values = batch.extra[column].tolist()
+        return [text.strip() for text in values]
 
     dropped = dropped_groups = 0
     for batch in batches:
+        absent = [c for c in (hyp_column, ref_column) if c not in ("item", "group") and c not in batch.extra]
+        if absent and batch.n_rows > 0:  # an empty input needs no text
+            raise DataError(f"no column {absent[0]!r} (JCML: convert --from jcml --keep-text; or name the "
+                            f"column with --hyp-column/--ref-column)", batch.source, 1)
         clash = [c for c in BLEU_COLUMNS if c in batch.extra]
         if clash:
             raise DataError(f"the input already has a column {clash[0]!r}", batch.source, 1)
-        texts(batch, hyp_column)
-        refs = [text.strip() for text in texts(batch, ref_column)]
+        refs = texts(batch, ref_column) if batch.n_rows else []
         missing = np.fromiter((not text for text in refs), dtype=bool, count=len(refs))
         if missing.any():
             row = int(np.argmax(missing))
@@ -134,7 +141,7 @@ def _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, mis
             dropped_groups += batch.n_groups - kept.n_groups
             refs = [text for text, gone in zip(refs, missing.tolist()) if not gone]
             batch = kept
-        hyps = [text.strip() for text in texts(batch, hyp_column)]
+        hyps = texts(batch, hyp_column) if batch.n_rows else []
         features = bleu_features(hyps, refs, tokenize=tokenize, lowercase=lowercase, smooth=smooth)
         extra = dict(batch.extra)
         extra.update({name: format_numbers(values) for name, values in features.items()})
