@@ -50,6 +50,17 @@ class Partitioner:
         return codes, group_code
 
 
+def split_aligned(partitioner: Partitioner, batches: list):
+    """``(key, [sub_batch, ...])`` for aligned batches (the same groups in each), keyed by the first."""
+    if not partitioner.by:
+        yield (), batches
+        return
+    codes, group_code = partitioner.codes(batches[0])
+    for key, code in codes.items():
+        keep = group_code == code
+        yield key, [batch.select_groups(keep) for batch in batches]
+
+
 def partitioned(batches: Iterable[Batch], by: Iterable[str] = ()):
     """``(key, sub_batch)`` pairs of a stream; the key is ``()`` without ``by``."""
     partitioner = Partitioner(by)

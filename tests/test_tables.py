@@ -102,3 +102,16 @@ def test_table_errors(tmp_path):
     result = invoke("table", bad)
     assert result.exit_code == 1 and "bad.tsv:2: expected 2 tab-separated fields, found 1" in result.stderr
     assert invoke("table", "--label", "x", bad, bad).exit_code == 2
+
+
+def test_compare_by_equals_each_partition_alone():
+    lines = TSV.replace("\tpred\t", "\tp1\t").splitlines()
+    data = "\n".join([lines[0] + "\tp2"] + [f"{x}\t{i % 3}" for i, x in enumerate(lines[1:])]) + "\n"
+    args = ["compare", "--pred-columns", "p1,p2", "--bootstrap", "50", "--permutations", "50", "--output-format", "jsonl"]
+    by = [json.loads(x) for x in invoke(*args, "--by", "lp", input=data).stdout.splitlines()]
+    assert [r["lp"] for r in by] == ["de-en", "de-en", "cs-en", "cs-en"]
+    for lp in ("de-en", "cs-en"):
+        alone = invoke(*args, input="\n".join([lines[0] + "\tp2"] + [
+            f"{x}\t{i % 3}" for i, x in enumerate(lines[1:]) if f"\t{lp}" in x]) + "\n")
+        expected = [json.loads(x) for x in alone.stdout.splitlines()]
+        assert [{k: v for k, v in r.items() if k != "lp"} for r in by if r["lp"] == lp] == expected

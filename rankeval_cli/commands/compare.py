@@ -45,6 +45,8 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="n|scale:G|list-max",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
+@_common.by_option("One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
+                   "repeatable. The value must be constant within a group.")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
@@ -55,7 +57,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
               help="Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
-            average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, ci, bootstrap,
+            average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed):
     """Compare predictions of the same gold: scores, differences, intervals, p-values.
 
@@ -96,7 +98,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         | rankeval compare --pred-columns unk,length --tau-variant penalize
       rankeval compare --measure ndcg --k 10 --relevance grades --higher-better --pred-columns bm25,dense run.tsv
     """
-    from ..summary import RecordWriter
+    from ..stats.systems import Scorer
 
     given = dict(variant=variant, average=average, tie_policy=tie_policy, missing_pred=missing_pred, k=k,
                  gain=gain, rel_max=rel_max)
@@ -110,23 +112,28 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         raise click.UsageError("give two or more files to compare (the first is the baseline), "
                                "or one stream with --pred-columns COL1,COL2")
 
+    from ..partition import keyed
+
     spec, settings = _measure_spec(measure, relevance, higher_better, given)
     default_higher = higher_better
     if pred_columns is None:
         names = list(files)
         directions = [default_higher] * len(names)
-        scorers, results = _score_files(files, input_format, exclude_systems, spec, directions)
+        parts = _score_files(files, input_format, exclude_systems, spec, directions, by)
     else:
-        scorers, results = _score_columns(files, input_format, exclude_systems, spec, pred_columns,
-                                          default_higher)
+        parts = _score_columns(files, input_format, exclude_systems, spec, pred_columns, default_higher, by)
         names = [s.column or s.name for s in pred_columns]
         directions = [default_higher if s.higher_better is None else s.higher_better for s in pred_columns]
+    if not by and not parts:
+        parts[()] = [Scorer(spec) for _ in names]
     resampling = dict(ci=repr(float(ci)), bootstrap=bootstrap, permutations=permutations, seed=seed)
-    rows = _rows(spec, dict(settings, exclude=_ci.exclusion(exclude_systems)), scorers, results, names, directions,
-                 resampling)
-    with _common.output_stream(output) as out:
-        RecordWriter(out, output_format).write_many(rows)
-    _warn_counts(names, results, spec.missing_pred)
+    settings = dict(settings, exclude=_ci.exclusion(exclude_systems))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        for key, scorers in parts.items():
+            results = [s.result() for s in scorers]
+            rows = _rows(spec, settings, scorers, results, names, directions, resampling)
+            writer.write_many(keyed(row, by, key) for row in rows)
+            _warn_counts(names, results, spec.missing_pred, dict(zip(by, key)))
 
 
 def _measure_spec(measure, relevance, scores, given):
@@ -160,29 +167,36 @@ def _oriented(batch, spec, higher_better: bool, pred):
     return batch.with_values(gold=spec.orient_gold(batch.gold), pred=-pred if higher_better else pred)
 
 
-def _score_files(files, input_format, exclude_systems, spec, directions):
+def _score_files(files, input_format, exclude_systems, spec, directions, by) -> dict:
+    """{--by key: one Scorer per file}, over files holding the same groups in the same order."""
+    from ..partition import Partitioner, split_aligned
     from ..stats.systems import Scorer, aligned
 
     streams = [_common.read_inputs([f], input_format, exclude_systems) for f in files]
-    scorers = [Scorer(spec) for _ in files]
+    partitioner, parts = Partitioner(by), {}
     for batches in aligned(streams, list(files)):
-        for scorer, batch, higher in zip(scorers, batches, directions):
-            scorer.add(_oriented(batch, spec, higher, batch.pred))
-    return scorers, [s.result() for s in scorers]
+        for key, subs in split_aligned(partitioner, batches):
+            scorers = parts.get(key) or parts.setdefault(key, [Scorer(spec) for _ in files])
+            for scorer, batch, higher in zip(scorers, subs, directions):
+                scorer.add(_oriented(batch, spec, higher, batch.pred))
+    return parts
 
 
-def _score_columns(files, input_format, exclude_systems, spec, systems, default_higher):
+def _score_columns(files, input_format, exclude_systems, spec, systems, default_higher, by) -> dict:
+    """{--by key: one Scorer per prediction column} of one stream."""
+    from ..partition import partitioned
     from ..stats.systems import Scorer, column_values, resolve_columns
 
-    scorers = [Scorer(spec) for _ in systems]
-    for batch in _common.read_inputs(files, input_format, exclude_systems):
+    parts = {}
+    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
         if batch.n_groups == 0:
             continue
         resolve_columns(systems, batch)
+        scorers = parts.get(key) or parts.setdefault(key, [Scorer(spec) for _ in systems])
         for scorer, system in zip(scorers, systems):
             higher = default_higher if system.higher_better is None else system.higher_better
             scorer.add(_oriented(batch, spec, higher, column_values(batch, system.column)))
-    return scorers, [s.result() for s in scorers]
+    return parts
 
 
 def _rows(spec, settings, scorers, results, names, directions, resampling):
@@ -211,7 +225,9 @@ def _rows(spec, settings, scorers, results, names, directions, resampling):
     return rows
 
 
-def _warn_counts(names, results, missing_rule: str) -> None:
+def _warn_counts(names, results, missing_rule: str, where: dict | None = None) -> None:
+    if where:
+        names = [f"{name} ({', '.join(f'{k}={v}' for k, v in where.items())})" for name in names]
     blanks = results[0]["blanks"] if results else 0
     if blanks:
         _common.warn(f"skipped {blanks} {'item' if blanks == 1 else 'items'} without a gold value (blanks)")
