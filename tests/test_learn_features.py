@@ -164,28 +164,28 @@ def test_intra_set_equals_slow_per_group(seed):
         "holes": np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 3, n).astype(float)),
     }
     got = intra_set(features, offsets_from_sizes(sizes), INTRA_KINDS)
-    assert list(got) == [f"{f}:{k}" for f in features for k in INTRA_KINDS]
+    assert list(got) == [f"{f}.{k}" for f in features for k in INTRA_KINDS]
     for name, x in features.items():
         slow = slow_intra_set(x, sizes)
         for kind in INTRA_KINDS:
-            np.testing.assert_allclose(got[f"{name}:{kind}"], slow[kind], rtol=1e-12, atol=1e-9,
-                                       err_msg=f"{name}:{kind}")
+            np.testing.assert_allclose(got[f"{name}.{kind}"], slow[kind], rtol=1e-12, atol=1e-9,
+                                       err_msg=f"{name}.{kind}")
 
 
 def test_intra_set_by_hand():
     # Duh (2008) §3.1: 1 for the output with the best value, 0 for the others; ties share.
     x = np.array([0.2, 0.5, 0.5, 0.1, 3.0, np.nan, 1.0])
     got = intra_set({"p1": x}, np.array([0, 4, 5, 7]), INTRA_KINDS)
-    np.testing.assert_array_equal(got["p1:best"], [0, 1, 1, 0, 1, np.nan, 1])
-    np.testing.assert_array_equal(got["p1:worst"], [0, 0, 0, 1, 1, np.nan, 1])
-    np.testing.assert_array_equal(got["p1:rank"], [3, 1.5, 1.5, 4, 1, np.nan, 1])
-    np.testing.assert_allclose(got["p1:dmean"], [0.2 - 1.3 / 4, 0.5 - 1.3 / 4, 0.5 - 1.3 / 4, 0.1 - 1.3 / 4, 0,
+    np.testing.assert_array_equal(got["p1.best"], [0, 1, 1, 0, 1, np.nan, 1])
+    np.testing.assert_array_equal(got["p1.worst"], [0, 0, 0, 1, 1, np.nan, 1])
+    np.testing.assert_array_equal(got["p1.rank"], [3, 1.5, 1.5, 4, 1, np.nan, 1])
+    np.testing.assert_allclose(got["p1.dmean"], [0.2 - 1.3 / 4, 0.5 - 1.3 / 4, 0.5 - 1.3 / 4, 0.1 - 1.3 / 4, 0,
                                                  np.nan, 0], rtol=1e-15)
 
 
 def test_intra_set_defaults_and_refusals():
     offsets = np.array([0, 2])
-    assert list(intra_set({"f": np.array([1.0, 2.0])}, offsets)) == ["f:rank", "f:best", "f:dmean"]
+    assert list(intra_set({"f": np.array([1.0, 2.0])}, offsets)) == ["f.rank", "f.best", "f.dmean"]
     with pytest.raises(ValueError, match="infinite"):
         intra_set({"f": np.array([1.0, np.inf])}, offsets)
     with pytest.raises(ValueError, match="kind"):

@@ -152,10 +152,10 @@ def test_intra_set_columns_appended():
     result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "x,y"], input=INTRA)
     assert result.exit_code == 0, result.output
     rows = read_tsv(result.output)
-    assert list(rows[0])[7:] == ["x:rank", "x:best", "x:dmean", "y:rank", "y:best", "y:dmean"]
-    assert [r["x:rank"] for r in rows] == ["1.5", "1.5", "3", "1"]
-    assert [r["x:best"] for r in rows] == ["1", "1", "0", "1"]
-    assert [r["y:rank"] for r in rows] == ["1", "3", "2", "1"]
+    assert list(rows[0])[7:] == ["x.rank", "x.best", "x.dmean", "y.rank", "y.best", "y.dmean"]
+    assert [r["x.rank"] for r in rows] == ["1.5", "1.5", "3", "1"]
+    assert [r["x.best"] for r in rows] == ["1", "1", "0", "1"]
+    assert [r["y.rank"] for r in rows] == ["1", "3", "2", "1"]
     expected = features.intra_set({"x": np.array([0.5, 0.5, 0.2, 7]), "y": np.array([3.0, 1, 2, 0])},
                                   np.array([0, 3, 4]))
     for name, values in expected.items():
@@ -166,7 +166,7 @@ def test_intra_set_kinds_patterns_and_refusals():
     result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "*", "--intra-kind", "worst"],
                                 input=INTRA)
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0].endswith("\tname\tx:worst\ty:worst")  # 'name' holds text: left out
+    assert result.stdout.splitlines()[0].endswith("\tname\tx.worst\ty.worst")  # 'name' holds text: left out
     assert "features left out: name" in result.stderr
     result = CliRunner().invoke(main, ["learn", "features", "--no-bleu", "--intra-set", "name"], input=INTRA)
     assert result.exit_code == 1 and "'name'" in result.output and "not a number" in result.output
@@ -180,5 +180,19 @@ def test_intra_set_of_the_bleu_columns():
     result = run(["--intra-set", "bleu", "--intra-kind", "best"], stream())
     assert result.exit_code == 0, result.output
     rows = read_tsv(result.output)
-    assert list(rows[0])[-1] == "bleu:best"
-    assert [r["bleu:best"] for r in rows] == ["1", "0", "0", "0", "1"]
+    assert list(rows[0])[-1] == "bleu.best"
+    assert [r["bleu.best"] for r in rows] == ["1", "0", "0", "0", "1"]
+
+
+def test_intra_set_and_bleu_columns_survive_jcml():
+    canonical = CliRunner().invoke(main, ["convert", "--from", "jcml", "--keep-text", str(EXAMPLE)]).stdout
+    first = CliRunner().invoke(main, ["learn", "features", "--exclude-systems", "_ref", "--intra-set", "bleu",
+                                      "--output-format", "jcml"], input=canonical)
+    assert first.exit_code == 0, first.stderr
+    back = CliRunner().invoke(main, ["convert", "--from", "jcml", "--pred-attr", "bleu.rank"], input=first.stdout)
+    assert back.exit_code == 0, back.stderr
+    rows = read_tsv(back.stdout)
+    tsv = read_tsv(CliRunner().invoke(main, ["learn", "features", "--exclude-systems", "_ref", "--intra-set", "bleu"],
+                                      input=canonical).stdout)
+    assert [r["pred"] for r in rows] == [r["bleu.rank"] for r in tsv]
+    assert [r["tgt@bleu_m4"] for r in rows] == [r["bleu_m4"] for r in tsv]

@@ -35,8 +35,8 @@ DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
               help="Also append the intra-set features of these numeric columns (the BLEU columns included): "
                    "names and shell patterns, comma-separated or repeated.")
 @click.option("--intra-kind", "intra_kinds", type=click.Choice(INTRA_KINDS), multiple=True,
-              help="Intra-set features to append, repeatable: F:rank (1 = highest), F:best, F:worst (1 for the "
-                   "group's highest / lowest value), F:dmean (minus the group mean) [default: rank, best, dmean].")
+              help="Intra-set features to append, repeatable: F.rank (1 = highest), F.best, F.worst (1 for the "
+                   "group's highest / lowest value), F.dmean (minus the group mean) [default: rank, best, dmean].")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, hyp_column, ref_column, tokenize,
             lowercase, smooth, missing_ref, bleu, intra_set, intra_kinds):
@@ -51,9 +51,9 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
     (--missing-ref). Every other column passes through.
 
     --intra-set F appends the intra-set features of Duh (2008), generalised: the
-    item's rank by F within its group (F:rank, tied values sharing the mean of
-    their positions), whether it holds the group's best value (F:best; higher =
-    better), and its difference from the group mean (F:dmean). Definitions:
+    item's rank by F within its group (F.rank, tied values sharing the mean of
+    their positions), whether it holds the group's best value (F.best; higher =
+    better), and its difference from the group mean (F.dmean). Definitions:
     docs/learn-features.md.
 
     \b
@@ -75,7 +75,7 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
 
 
 def _with_intra_set(batches, specs, kinds):
-    """Each batch with the intra-set columns ``F:KIND`` of the selected features appended."""
+    """Each batch with the intra-set columns ``F.KIND`` of the selected features appended."""
     from ..errors import DataError
     from ..formats.columns import format_numbers
     from ..learn.data import feature_matrix, select

@@ -26,9 +26,9 @@ none. Whatever the method, a hypothesis with no matching n-gram at all scores 0
 (sacreBLEU's rule).
 
 **Intra-set features** (Duh 2008, §3.1, features 14-20), generalised: for any feature F
-and each item of a group, its rank within the group (``F:rank``), whether it holds the
-group's best value (``F:best``) or worst (``F:worst``), and its difference from the
-group mean (``F:dmean``). Higher values are better: rank 1 is the highest value.
+and each item of a group, its rank within the group (``F.rank``), whether it holds the
+group's best value (``F.best``) or worst (``F.worst``), and its difference from the
+group mean (``F.dmean``). Higher values are better: rank 1 is the highest value.
 """
 
 from __future__ import annotations
@@ -184,8 +184,8 @@ def bleu_features(hypotheses: Sequence[str], references: Sequence[str], tokenize
 # --- intra-set features ----------------------------------------------------------------
 
 def intra_set_name(feature: str, kind: str) -> str:
-    """Column name of an intra-set feature: ``FEATURE:KIND`` (e.g. ``bleu:rank``)."""
-    return f"{feature}:{kind}"
+    """Column name of an intra-set feature: ``FEATURE.KIND`` (e.g. ``bleu.rank``)."""
+    return f"{feature}.{kind}"
 
 
 def intra_set(values: Mapping[str, np.ndarray], offsets: np.ndarray,
@@ -194,19 +194,19 @@ def intra_set(values: Mapping[str, np.ndarray], offsets: np.ndarray,
 
     For a feature F with values x_1..x_n in a group (higher = better), per item i:
 
-    - ``F:rank``  = 1 + #{j: x_j > x_i} + (#{j ≠ i: x_j = x_i})/2: the rank from the
+    - ``F.rank``  = 1 + #{j: x_j > x_i} + (#{j ≠ i: x_j = x_i})/2: the rank from the
       highest value down, tied values sharing the mean of their positions (scipy
       ``rankdata(-x, "average")``);
-    - ``F:best``  = 1 if x_i = max_j x_j else 0 (every tied maximum gets 1; Duh 2008
+    - ``F.best``  = 1 if x_i = max_j x_j else 0 (every tied maximum gets 1; Duh 2008
       §3.1, features 14-20);
-    - ``F:worst`` = 1 if x_i = min_j x_j else 0;
-    - ``F:dmean`` = x_i − (1/n) Σ_j x_j.
+    - ``F.worst`` = 1 if x_i = min_j x_j else 0;
+    - ``F.dmean`` = x_i − (1/n) Σ_j x_j.
 
     Missing values (NaN) take no part: their own features are NaN and the others
     are computed over the present values. ``values`` maps feature names to float
     arrays (one value per row); values must be finite or NaN (ValueError on ±inf).
     All groups are computed at once (one sort and a few reductions per feature).
-    Returns ``{F:KIND: float64 array}``, features in the given order, kinds in the
+    Returns ``{F.KIND: float64 array}``, features in the given order, kinds in the
     order of ``kinds``.
     """
     from ..batch import group_index
