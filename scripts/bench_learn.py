@@ -75,7 +75,7 @@ def timed(args: list[str]) -> tuple[float, float, float, str]:
     return wall, float(user) + float(system), float(rss) / 1024, proc.stderr
 
 
-def scaling(scales: list[float], models: list[str]) -> None:
+def scaling(scales: list[float], models: list[str], l2: float | None = None) -> None:
     print("| model | groups | items | wall s | CPU s | peak RSS MB | L-BFGS-B alone, CPU s | iterations |")
     print("|---|---|---|---|---|---|---|---|")
     for scale in scales:
@@ -84,25 +84,26 @@ def scaling(scales: list[float], models: list[str]) -> None:
         generate(groups, path)
         for model in models:
             out = DATA / f"model-{model}-{groups}.json"
-            wall, cpu, rss, _ = timed([RANKEVAL, "learn", "train", "--model", model, "--features", "x*", "-o", str(out),
-                                  str(path)])
-            fit = fit_seconds(path, model)
+            lam = [] if l2 is None else ["--lambda", str(l2)]
+            wall, cpu, rss, _ = timed([RANKEVAL, "learn", "train", "--model", model, "--features", "x*", *lam,
+                                       "-o", str(out), str(path)])
+            fit = fit_seconds(path, model, l2)
             import json
 
             info = json.loads(out.read_text())["training"]
-            print(f"| {model} | {groups:,} | {groups * 5:,} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {fit:.1f} | "
+            print(f"| {model}{'' if l2 is None else f' λ={l2:g}'} | {groups:,} | {groups * 5:,} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {fit:.1f} | "
                   f"{info['iterations']} |",
                   flush=True)
 
 
-def fit_seconds(path: Path, model: str) -> float:
+def fit_seconds(path: Path, model: str, l2: float | None = None) -> float:
     """The optimiser alone, in-process, on the loaded table (one BLAS thread, as the command)."""
     code = (
         "import os,sys,time;os.environ.setdefault('OPENBLAS_NUM_THREADS','1');"
         "from rankeval_cli import formats;from rankeval_cli.learn import data;"
         "from rankeval_cli.learn.model import settings, train_model;"
         f"t=data.load(formats.read({str(path)!r}),['x*'],'ranks');s=time.process_time();"
-        f"train_model(t,{model!r},settings({model!r}),'ranks');print(time.process_time()-s)")
+        f"train_model(t,{model!r},settings({model!r},**{{'lambda':{l2!r}}}),'ranks');print(time.process_time()-s)")
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
@@ -185,12 +186,13 @@ def main() -> None:
     parser.add_argument("--scales", default="0.25,0.5,1")
     parser.add_argument("--models", default="ranksvm,listnet,listmle,regression")
     parser.add_argument("--only", choices=("scaling", "mslr"), default=None)
+    parser.add_argument("--lambda", dest="l2", type=float, default=None, help="--lambda for the scaling runs")
     parser.add_argument("--peers", action="store_true", help="also LinearSVC and LightGBM on MSLR")
     args = parser.parse_args()
     if args.only in (None, "mslr"):
         mslr(args.peers)
     if args.only in (None, "scaling"):
-        scaling([float(s) for s in args.scales.split(",")], args.models.split(","))
+        scaling([float(s) for s in args.scales.split(",")], args.models.split(","), args.l2)
 
 
 if __name__ == "__main__":

@@ -119,7 +119,8 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
     if len(rows) == 0:
         raise DataError("no training data: no group has two different gold values" if pairwise
                         else "no training data: no item has a gold value", table.sources[0] if table.sources else None)
-    X, utility = table.X[rows], table.utility[rows]
+    every = len(rows) == len(table.utility)
+    X, utility = (table.X, table.utility) if every else (table.X[rows], table.utility[rows])  # no copy when all rows train
     names = list(table.names)
     constant = Scaler.fit(X).constant()
     if constant.any():
