@@ -5,9 +5,9 @@ Definitions, with their equations and sources, are in ``docs/learn-features.md``
 **Sentence-BLEU statistics** (Papineni et al. 2002; Duh 2008, Table 1). For a hypothesis
 h and its reference r, both tokenized by sacreBLEU (Post 2018; tokenizer ``13a`` by
 default): m_n = Σ_g min(count_h(g), count_r(g)) over the n-grams g of h (clipped
-matches, Papineni et al. 2002 §2.1.1), t_n = the number of n-grams of h, n = 1..4, the
+matches, Papineni et al. 2002 §2.1), t_n = the number of n-grams of h, n = 1..4, the
 lengths c = |h| and ρ = |r| in tokens, the brevity penalty BP = 1 if c ≥ ρ else
-exp(1 − ρ/c) (0 when c = 0; Papineni et al. 2002 §2.2.2), and sentence BLEU
+exp(1 − ρ/c) (0 when c = 0; Papineni et al. 2002 §2.3), and sentence BLEU
 
     BLEU = 100 · BP · exp((1/N') Σ_{n≤N'} log p_n),   p_n = m_n / t_n,
 
@@ -88,7 +88,7 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], tokeni
 
 
 def brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
-    """BP = 1 if c ≥ ρ, else exp(1 − ρ/c); 0 when c = 0 (Papineni et al. 2002 §2.2.2)."""
+    """BP = 1 if c ≥ ρ, else exp(1 − ρ/c); 0 when c = 0 (Papineni et al. 2002 §2.3)."""
     hyp_len = np.asarray(hyp_len, dtype=np.float64)
     ref_len = np.asarray(ref_len, dtype=np.float64)
     bp = np.ones(len(hyp_len))
@@ -102,7 +102,7 @@ def bleu_scores(stats: np.ndarray, smooth: str = "add-k", smooth_value: float | 
                 effective_order: bool = True) -> np.ndarray:
     """Sentence BLEU (0-100) of every row of ``stats`` (as :func:`bleu_statistics` returns).
 
-    BLEU = 100 · BP · exp((1/N') Σ_{n≤N'} log p_n) (Papineni et al. 2002 eq. in §2.3),
+    BLEU = 100 · BP · exp((1/N') Σ_{n≤N'} log p_n) (Papineni et al. 2002 §2.3),
     smoothed by ``smooth`` (module doc), computed as sacreBLEU's ``compute_bleu``
     does: orders are taken up to the first with t_n = 0 (after add-k), N' is their
     number with ``effective_order`` (else 4, a missing order counting log 0), log 0 is
