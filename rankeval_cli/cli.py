@@ -28,8 +28,8 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
-    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression); BLEU features.",
     "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
+    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression); BLEU features.",
     "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }

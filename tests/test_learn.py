@@ -351,3 +351,27 @@ def test_learn_help_lists_subcommands_and_each_has_help():
     assert result.exit_code == 0 and all(name in result.stdout for name in ("train", "predict", "cv"))
     for name in ("train", "predict", "cv"):
         assert invoke(["learn", name, "--help"]).exit_code == 0
+
+
+def test_tsv_and_jsonl_inputs_give_the_same_model():
+    tsv = train_cli(["--model", "listnet", "--features", "f1,f2"]).stdout
+    jsonl = invoke(["convert", "--output-format", "jsonl"], TSV).stdout
+    assert train_cli(["--model", "listnet", "--features", "f1,f2"], jsonl).stdout == tsv
+
+
+def test_cv_models_dir_holds_each_fold_model(tmp_path):
+    out = invoke(["learn", "cv", "--model", "listmle", "--hidden", "2", "--folds", "3", "--seed", "4",
+                  "--features", "f*", "--models-dir", str(tmp_path / "m")], TSV)
+    assert out.exit_code == 0
+    models = [json.loads((tmp_path / "m" / f"fold{k}.json").read_text()) for k in (1, 2, 3)]
+    assert [m["training"]["fold"] for m in models] == [1, 2, 3]
+    assert all(m["training"]["folds"] == {"k": 3, "seed": 4} and m["scorer"] == "mlp" for m in models)
+    # each fold's model reproduces that fold's scores
+    rows = [line.split("\t") for line in out.stdout.splitlines()[1:]]
+    for k, m in enumerate(models, start=1):
+        path = tmp_path / f"fold{k}.json"
+        path.write_text(json.dumps(m))
+        pred = invoke(["learn", "predict", "--model", str(path)], TSV).stdout.splitlines()[1:]
+        for row, line in zip(rows, pred):
+            if row[-1] == str(k):
+                assert line.split("\t")[-1] == row[-2]

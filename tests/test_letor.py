@@ -58,6 +58,9 @@ def test_no_comment_column_without_comments():
     ("1 qid:1 1:1\n0 qid:1 2:1 2:3\n", 2, "twice"),
     ("1 qid:1 1:1\n0 qid:1 x:3\n", 2, "INDEX:VALUE"),
     ("1 qid:1 1:1\n0 qid:1 3\n", 2, "INDEX:VALUE"),
+    ("1 qid:1 1:1\n0 qid:1 2:\n", 2, "INDEX:VALUE"),
+    ("1 qid:1 1:1\n0 qid:1 2:1:3\n", 2, "INDEX:VALUE"),
+    ("1 qid:1 1:1\n0 qid:1 \u0663:1\n", 2, "INDEX:VALUE"),
     ("1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:2\n", 3, "1"),  # a query that reappears
 ])
 def test_errors_name_file_and_line(text, line, fragment):

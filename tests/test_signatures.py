@@ -35,6 +35,8 @@ VARIATIONS = {
         "variant": ([], ["--tau-variant", "b"]),
         "average": ([], ["--average", "macro"]),
         "higher_better": ([], ["--higher-better"]),
+        "epsilon": ([], ["--epsilon", "0.6"]),
+        "min_diff": ([], ["--min-diff", "1.5"]),
         "calibrate_ties": (["--tau-variant", "eq", "--average", "micro"], ["--tau-variant", "eq", "--average", "micro",
                                                                      "--calibrate-ties"]),
         "ci": ([], ["--ci", "0.9"]),

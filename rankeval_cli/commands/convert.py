@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "letor", "mqm")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "mqm", "letor")
 
 
 @click.command(name="convert")
@@ -59,8 +59,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       wmt-scores   WMT metric score files, segment or system level
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
-      letor        LETOR/SVMlight ranking files: rel qid:Q 1:v 2:v ... # docid = X
       mqm          Google's MQM segment scores: one group per segment, gold = -score
+      letor        LETOR/SVMlight ranking files: rel qid:Q 1:v 2:v ... # docid = X
 
     \b
     Examples:

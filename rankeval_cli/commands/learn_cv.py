@@ -28,7 +28,8 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
     same command and --seed give the same bytes.
 
     \b
-    Example:
+    Examples:
+      rankeval learn cv --model ranksvm --features 'tgt@*prob,tgt@unk' examples/wmt10-de-en.xf.jcml | rankeval tau
       rankeval convert --from letor msn1.fold1.train.5k.txt.gz \\
         | rankeval learn cv --model listnet --features 'f*' --relevance grades --folds 5 \\
         | rankeval ndcg --relevance grades --k 10

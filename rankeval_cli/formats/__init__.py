@@ -23,8 +23,8 @@ READERS = {
     "wmt-scores": "wmt_scores:read_wmt_scores",
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
-    "letor": "letor:read_letor",
     "mqm": "mqm:read_mqm",
+    "letor": "letor:read_letor",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.

@@ -149,6 +149,21 @@ def _parse_block(text: str, first_line: int, name: str, width: int, comments: bo
     return dict(qid=qids, gold=gold, item=item, line=numbers, **extra)
 
 
+def _split_pairs(flat: list[str]):
+    """Index and value texts of ``INDEX:VALUE`` tokens in a few C-speed string operations;
+    (None, None) when some token is not exactly one non-empty INDEX and VALUE around one colon."""
+    joined = " ".join(flat)
+    if joined.count(":") != len(flat):
+        return None, None
+    parts = joined.replace(":", " ").split(" ")
+    if len(parts) != 2 * len(flat):
+        return None, None
+    index_text, value_text = parts[0::2], parts[1::2]
+    if "" in value_text or "" in index_text:
+        return None, None
+    return index_text, value_text
+
+
 def _features(tokens: list[list[str]], numbers: np.ndarray, name: str, width: int) -> np.ndarray:
     """(lines x width) object array of value texts; absent indices are ``"0"``."""
     counts = np.fromiter((len(t) - 2 for t in tokens), dtype=np.int64, count=len(tokens))
@@ -157,21 +172,19 @@ def _features(tokens: list[list[str]], numbers: np.ndarray, name: str, width: in
     if not flat:
         return table
     row = np.repeat(np.arange(len(tokens)), counts)
-    pairs = [f.partition(":") for f in flat]
-    index_text = [p[0] for p in pairs]
-    value_text = [p[2] for p in pairs]
-    bad = [i for i, p in enumerate(pairs) if not p[1] or not p[0].isdigit() or not p[0].isascii()]
-    if bad:
-        raise DataError(f"expected INDEX:VALUE with a positive integer index, found {flat[bad[0]][:60]!r}",
-                        name, int(numbers[row[bad[0]]]))
+    index_text, value_text = _split_pairs(flat)
+    if index_text is None or not "".join(index_text).isdigit() or not "".join(index_text).isascii():
+        pairs = [f.partition(":") for f in flat]  # the slow path finds the first bad token
+        bad = [i for i, p in enumerate(pairs)
+               if not p[1] or not p[0].isdigit() or not p[0].isascii() or not p[2] or ":" in p[2]]
+        first = bad[0] if bad else 0
+        raise DataError(f"expected INDEX:VALUE with a positive integer index, found {flat[first][:60]!r}",
+                        name, int(numbers[row[first]]))
     index = np.array(index_text, dtype=np.int64)
     if (index < 1).any():
         first = int(np.flatnonzero(index < 1)[0])
         raise DataError(f"feature index {flat[first]!r} is below 1", name, int(numbers[row[first]]))
     parse_numbers(value_text, "feature value", name, numbers[row])  # raises at the first bad value
-    if "" in value_text:
-        first = value_text.index("")
-        raise DataError(f"feature {flat[first]!r} has no value", name, int(numbers[row[first]]))
     key = row * (width + 1) + index
     order = np.argsort(key, kind="stable")
     repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
