@@ -4,13 +4,15 @@
 * running one in-process (CliRunner, exceptions not caught) or as a real process;
 * the exit contract: 0, or 1 with exactly one line ``rankeval: FILE:LINE: message``;
 * random ranking data (hypothesis) and its encodings: canonical TSV and JSON lines, and
-  variants that must mean the same (CRLF, BOM, blank lines, other number spellings, gzip).
+  variants that must mean the same (CRLF, BOM, blank lines, other number spellings, gzip, bzip2, xz).
 """
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import math
 import os
 import re
@@ -255,6 +257,14 @@ def tsv_lines(data: Dataset, spell=number_text) -> list[str]:
     return lines
 
 
+#: the compressions every reader undoes, recognised by their first bytes
+COMPRESSIONS = {
+    "gzip": lambda raw: gzip.compress(raw, mtime=0),
+    "bzip2": bz2.compress,
+    "xz": lzma.compress,
+}
+
+
 def to_tsv(data: Dataset) -> bytes:
     return ("\n".join(tsv_lines(data)) + "\n").encode("utf-8")
 
@@ -282,7 +292,8 @@ def to_jsonl(data: Dataset) -> bytes:
 
 @st.composite
 def tsv_variants(draw, data: Dataset) -> bytes:
-    """A TSV spelling of ``data`` that must read the same: line endings, BOM, blank lines, numbers, gzip."""
+    """A TSV spelling of ``data`` that must read the same: line endings, BOM, blank lines, numbers,
+    compression."""
     lines = tsv_lines(data, spell=lambda v: draw(st.sampled_from(number_spellings(v))))
     out = []
     for i, text in enumerate(lines):
@@ -295,7 +306,7 @@ def tsv_variants(draw, data: Dataset) -> bytes:
     if draw(st.booleans()):
         raw = b"\xef\xbb\xbf" + raw
     if draw(st.integers(0, 4)) == 0:
-        raw = gzip.compress(raw, mtime=0)
+        raw = COMPRESSIONS[draw(st.sampled_from(sorted(COMPRESSIONS)))](raw)
     return raw
 
 
@@ -327,7 +338,7 @@ def jsonl_variants(draw, data: Dataset) -> bytes:
     if draw(st.booleans()):
         raw = b"\xef\xbb\xbf" + raw
     if draw(st.integers(0, 4)) == 0:
-        raw = gzip.compress(raw, mtime=0)
+        raw = COMPRESSIONS[draw(st.sampled_from(sorted(COMPRESSIONS)))](raw)
     return raw
 
 

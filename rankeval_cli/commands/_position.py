@@ -11,7 +11,7 @@ import click
 
 from . import _common
 
-TIE_POLICIES = ("pessimistic", "optimistic", "expected")
+TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
 MISSING_PRED = ("drop", "last", "error")
 
 
@@ -40,10 +40,11 @@ def _tie_and_relevance_options(f):
         help="ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
              "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
     return click.option(
-        "--tie-policy", type=click.Choice(TIE_POLICIES), default="pessimistic", show_default=True,
+        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
         help="Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
              "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
-             "orders of each tied block.")(f)
+             "orders of each tied block, trec = item id descending (trec_eval's docno order) "
+             "[default: trec with TREC input, else pessimistic].")(f)
 
 
 #: click callback: a --rel-max value that ERR can use (n, scale:G or list-max), passed on as text.
@@ -102,7 +103,7 @@ def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
 
 def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems, output, output_format,
                      per_group, tie_policy, relevance, missing_pred, higher_better, settings: dict, by=(),
-                     ci=None, bootstrap=None, seed=None, **kernel_options):
+                     ci=None, bootstrap=None, seed=None, batches=None, **kernel_options):
     """Read, prepare, compute ``kernel`` per batch, stream per-group rows, write the mean summary.
 
     With ``--by`` one summary per partition key, the key's columns first. With ``--ci``
@@ -114,10 +115,13 @@ def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems,
     from ..summary import signature
     from . import _ci
 
+    tie_policy = tie_policy or "pessimistic"
     resampling = _ci.resolve(ci, bootstrap, seed)
     summaries: dict = {}  # key -> (MeanSummary, kept values or None)
     options = prepare_options(tie_policy, relevance, missing_pred)
-    batches = oriented(_common.read_inputs(files, input_format, exclude_systems), higher_better, relevance)
+    if batches is None:
+        batches = _common.read_inputs(files, input_format, exclude_systems)
+    batches = oriented(batches, higher_better, relevance)
     with _common.output_stream(output) as out:
         rows_out = _common.record_writer(out, output_format) if per_group else None
         for key, batch in partitioned(batches, by):
