@@ -56,8 +56,8 @@ class Stacked:
     score: np.ndarray  # float64
     position: np.ndarray  # 1-based position in the run's list for the query
     length: np.ndarray  # that list's length, per row
-    queries: np.ndarray  # sorted unique query ids (str)
-    docs: np.ndarray  # sorted unique document ids (str)
+    queries: np.ndarray  # sorted unique query ids (str or bytes)
+    docs: np.ndarray  # sorted unique document ids (str or bytes, sorted as trec_eval compares them)
     n_runs: int
 
 
@@ -65,8 +65,8 @@ class Stacked:
 class Fused:
     """A fused run: rows sorted by (query, fused score desc, doc desc)."""
 
-    query: np.ndarray  # query ids (str), one per row
-    doc: np.ndarray  # document ids (str)
+    query: np.ndarray  # query ids, one per row (as given: str or bytes)
+    doc: np.ndarray  # document ids
     rank: np.ndarray  # 1..n within each query
     score: np.ndarray  # fused score
 
@@ -84,11 +84,11 @@ def stack(runs) -> Stacked:
 
     Raises ValueError if a run lists a document twice for one query.
     """
-    runs = list(runs)
-    qids = np.concatenate([np.asarray(q).astype(str) for q, _, _ in runs]) if runs else np.zeros(0, str)
-    dids = np.concatenate([np.asarray(d).astype(str) for _, d, _ in runs]) if runs else np.zeros(0, str)
-    score = np.concatenate([np.asarray(s, dtype=np.float64) for _, _, s in runs]) if runs else np.zeros(0)
-    run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(np.asarray(s)) for _, _, s in runs])
+    runs = [(_ids(q), _ids(d), np.asarray(x, dtype=np.float64)) for q, d, x in runs]
+    qids = _concat([q for q, _, _ in runs])
+    dids = _concat([d for _, d, _ in runs])
+    score = np.concatenate([x for _, _, x in runs]) if runs else np.zeros(0)
+    run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(x) for _, _, x in runs])
     queries, query = np.unique(qids, return_inverse=True)
     docs, doc = np.unique(dids, return_inverse=True)
     query, doc = query.astype(np.int64).reshape(-1), doc.astype(np.int64).reshape(-1)
@@ -105,6 +105,21 @@ def stack(runs) -> Stacked:
         raise ValueError(f"run {int(run[i]) + 1} lists document {docs[doc[i]]!r} twice for query "
                          f"{queries[query[i]]!r}")
     return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), queries, docs, len(runs))
+
+
+def _ids(values) -> np.ndarray:
+    """Ids as a numpy string array: ``S`` (bytes, as TREC files are read) or ``U``."""
+    values = np.asarray(values)
+    return values if values.dtype.kind in "SU" else values.astype(str)
+
+
+def _concat(parts) -> np.ndarray:
+    """Concatenated id arrays; bytes are decoded (UTF-8) when text arrays are mixed in."""
+    if not parts:
+        return np.zeros(0, "U1")
+    if len({p.dtype.kind for p in parts}) > 1:
+        parts = [np.char.decode(p, "utf-8") if p.dtype.kind == "S" else p for p in parts]
+    return np.concatenate(parts)
 
 
 def normalize(stacked: Stacked, method: str = "min-max") -> np.ndarray:
