@@ -11,7 +11,7 @@ import click
 
 from . import _common
 
-TIE_POLICIES = ("pessimistic", "optimistic", "expected")
+TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
 MISSING_PRED = ("drop", "last", "error")
 
 
@@ -33,10 +33,11 @@ def position_options(f):
         help="ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (seed 000); "
              "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
     return click.option(
-        "--tie-policy", type=click.Choice(TIE_POLICIES), default="pessimistic", show_default=True,
+        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
         help="Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
              "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
-             "orders of each tied block.")(f)
+             "orders of each tied block, trec = item id descending (trec_eval) "
+             "[default: trec with TREC input, else pessimistic].")(f)
 
 
 #: click callback: a --rel-max value that ERR can use (n, scale:G or list-max), passed on as text.
@@ -103,6 +104,7 @@ def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems,
     from ..summary import RecordWriter, signature
     from . import _ci
 
+    tie_policy = tie_policy or "pessimistic"
     resampling = _ci.resolve(ci, bootstrap, seed)
     kept = [] if resampling else None
     summary = MeanSummary(name)

@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "trec")
 
 
 @click.command(name="convert")
@@ -41,9 +41,16 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @click.option("--metric", default=None, metavar="NAME",
               help="--scores: the metric to use where the score file holds several.")
 @click.option("--strict", is_flag=True, help="--scores: an item without a score is an error, not a count on stderr.")
+@click.option("--qrels", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="trec: the qrels (qid iter docno rel) to join the runs (FILES) with.")
+@click.option("--depth", type=click.IntRange(min=1), default=None, metavar="N",
+              help="trec: keep the first N documents of each ranking (trec_eval -M).")
+@click.option("--all-queries", is_flag=True, default=None,
+              help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            pred_higher_better, keep_text, min_diff, lp, scores, score_direction, refset, metric, strict):
+            pred_higher_better, keep_text, min_diff, lp, scores, score_direction, refset, metric, strict, qrels,
+            depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -54,11 +61,16 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       wmt-scores   WMT metric score files, segment or system level
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
+      trec         TREC runs (qid Q0 docno rank score tag) joined with --qrels:
+                   one group per query, pred = -score, gold = grade; empty
+                   gold = retrieved but unjudged, empty pred = judged but not
+                   retrieved; a run column (several runs: groups TAG:QID)
 
     \b
     Examples:
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml
       rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz --output-format jsonl
+      rankeval convert --from trec --qrels examples/trec/qrels.txt examples/trec/bm25.run
     """
     from ..formats import reader, sniff, writer
 
@@ -69,7 +81,14 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         higher_better = score_direction == "higher"
     options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, pred_higher_better=pred_higher_better,
                                       keep_text=keep_text, min_diff=min_diff, lp=lp,
-                                      higher_better=higher_better).items() if v is not None}
+                                      higher_better=higher_better, depth=depth,
+                                      all_queries=all_queries).items() if v is not None}
+    if qrels is not None:
+        if from_format != "trec":
+            raise click.UsageError("--qrels goes with --from trec")
+        from ..formats.trec import read_qrels
+
+        options.update(qrels=read_qrels(qrels), prefix_groups=len(files) > 1)
     if not scores:
         direction = None if from_format == "wmt-scores" else score_direction
         for flag, value in (("--refset", refset), ("--metric", metric), ("--strict", strict or None),

@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _position
+from . import _ci, _common, _ir, _position
 
 
 @click.command(name="report")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_position.position_options
+@_ir.ir_options
+@_ir.measure_option("Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
+                    "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
+                    "num_rel_ret) or ir_measures (AP, AP@K, P@K, R@K, nDCG, nDCG@K, RR, RR@K, Rprec, Bpref, "
+                    "Success@K, ERR@K, Judged@K), or rows of the MT report (tau_micro, mrr, ndcg, ...) "
+                    "[default: every MT row; with TREC input map, P_10, recall_1000, ndcg, ndcg_cut_10, "
+                    "recip_rank, Rprec, bpref, num_ret, num_rel, num_rel_ret].")
 @_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
 @click.option("--tau-ties", "tau_variant", default="penalize", show_default=True,
               callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
               help="Kendall tau variant, as for 'rankeval tau --ties' (penalize = RankEval 2013 and WMT08-12).")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
-              help="NDCG gain: 2^rel - 1 or rel.")
+@click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
+              help="NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
               help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, tau_variant, gain, rel_max, ci, bootstrap, seed):
+            missing_pred, per_group, qrels, rel_level, depth, all_queries, measures, k, tau_variant, gain, rel_max,
+            ci, bootstrap, seed):
     """All measures at once: tau (micro, macro, counts, p), MRR, NDCG, ERR,
     rankDCG, BPH shares per human rank and the average predicted rank.
 
@@ -38,26 +46,78 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     avg_predicted) get ci_low and ci_high: a percentile bootstrap over groups,
     all measures from the same resampled groups. Other rows leave them empty.
 
+    With --qrels FILE the FILES are TREC runs, evaluated as trec_eval does
+    (one summary per run: run, measure, value, queries, signature); a stream
+    written by 'rankeval convert --from trec' gives the same numbers.
+    --per-group --output-format trec writes trec_eval -q's lines.
+
     \b
-    Example (RankEval 2013's "rankeval.py file.jcml unk rank"):
+    Examples (RankEval 2013's "rankeval.py file.jcml unk rank"; a TREC run):
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report --ci 0.95
+      rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 examples/trec/bm25.run
     """
     from ..measures.err import parse_rel_max
     from ..summary import RecordWriter
 
+    mt_names = _mt_names(k)
+    is_ir, batches = _ir.route(files, qrels, measures, input_format, exclude_systems, mt_names)
+    if is_ir:
+        settings = _ir.Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
+                                gain=gain, rel_max=rel_max, higher_better=scores)
+        _ir.run_ir(_ir.parse_measures(measures), files=files if batches is None else _ir.stream_files(batches),
+                   qrels=qrels, output=output, output_format=output_format, per_group=per_group,
+                   settings=settings, input_format=input_format, exclude_systems=exclude_systems, ci=ci,
+                   bootstrap=bootstrap, seed=seed)
+        return
+    if output_format == "trec":
+        raise click.BadParameter("trec output is for TREC input (--qrels or a 'convert --from trec' stream)",
+                                 param_hint="'--output-format'")
+    if tie_policy == "trec":
+        raise click.BadParameter("the trec policy is for TREC input (--qrels or a 'convert --from trec' stream)",
+                                 param_hint="'--tie-policy'")
+    wanted = _wanted_rows(measures, mt_names)
+    tie_policy, gain = tie_policy or "pessimistic", gain or "exp"
     report = Report(tau_variant=tau_variant, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred,
                     scores=scores, k=k, gain=gain, rel_max=parse_rel_max(rel_max, relevance),
                     resampling=_ci.resolve(ci, bootstrap, seed), exclude=_ci.exclusion(exclude_systems))
-    batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
         rows_out = RecordWriter(out, output_format) if per_group else None
         for batch in _position.oriented(batches, scores, relevance):
             rows = report.add(batch, per_group=per_group)
             if rows_out:
                 rows_out.write_many(rows)
-        _position.write_summary(out, report.records(), output_format, per_group)
+        records = report.records()
+        if wanted is not None:
+            records = [r for r in records if r["measure"] in wanted or
+                       (r["measure"].startswith("bph_") and "bph" in wanted)]
+        _position.write_summary(out, records, output_format, per_group)
     _position.warn_counts(report.blanks, report.missing_pred, missing_pred)
+
+
+#: rows of the MT report that -m can name (bph = every bph_<rank> row)
+MT_ROWS = ("tau_micro", "tau_macro", "tau_p", "tau_concordant", "tau_discordant", "tau_gold_ties",
+           "tau_pred_ties", "tau_both_ties", "pred_tied_pairs_pct", "groups_with_pred_ties_pct", "mrr", "ndcg",
+           "err", "rankdcg", "bph", "avg_predicted", "blanks", "missing_pred")
+
+
+def _mt_names(k) -> tuple:
+    return MT_ROWS + ((f"p@{k}", f"map@{k}") if k is not None else ())
+
+
+def _wanted_rows(measures, mt_names):
+    """The MT rows -m names (None = all); an unknown name is a usage error."""
+    from ..measures.ir import split_names
+
+    names = split_names(measures)
+    if not names:
+        return None
+    unknown = [n for n in names if n not in mt_names]
+    if unknown:
+        raise click.BadParameter(f"{unknown[0]!r}: not a row of the MT report ({', '.join(mt_names)}); IR "
+                                 "measures need TREC input (--qrels or a 'convert --from trec' stream)",
+                                 param_hint="'-m'")
+    return set(names)
 
 
 class Report:

@@ -15,6 +15,10 @@ tie. Three policies:
 ``expected``
     the exact expected value over uniformly random orders of every tied block
     (McSherry & Najork, ECIR 2008); each measure module derives its own formula.
+``trec``
+    tied items by id, descending in byte order: trec_eval's order of tied scores
+    (docno descending; trec_eval's ``form_res_rels.c``). Arbitrary, but what every
+    published trec_eval number used.
 
 Every measure here is monotone in the sense that, at adjacent positions, moving
 the item of higher relevance up never lowers it (DCG: rearrangement inequality;
@@ -44,7 +48,7 @@ from ..errors import DataError
 from ..exactsum import ExactSum
 from ..ranks import normalize_ranks
 
-TIE_POLICIES = ("pessimistic", "optimistic", "expected")
+TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
 DEFAULT_TIE_POLICY = "pessimistic"
 RELEVANCE_MODES = ("ranks", "grades")
 MISSING_PRED = ("drop", "last", "error")
@@ -120,7 +124,7 @@ def check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
 
 
 def prepare(gold, pred, offsets, *, relevance: str = "ranks", tie_policy: str = DEFAULT_TIE_POLICY,
-            missing_pred: str = "drop") -> Prepared:
+            missing_pred: str = "drop", item=None) -> Prepared:
     """Drop blanks, derive relevance, order every group by prediction and tie policy.
 
     ``gold`` and ``pred`` are per-row float arrays (NaN = missing), ``offsets`` the
@@ -158,7 +162,10 @@ def prepare(gold, pred, offsets, *, relevance: str = "ranks", tie_policy: str = 
         relevant = g > 0
 
     pred_key = np.where(np.isnan(p), np.inf, p)
-    tiebreak = -rel if tie_policy == "optimistic" else rel
+    if tie_policy == "trec":
+        tiebreak = -_id_codes(item, rows)
+    else:
+        tiebreak = -rel if tie_policy == "optimistic" else rel
     order = sort_within_groups(kept_offsets, tiebreak, pred_key)
     sorted_groups = groups  # groups keep their place: groups[order] == groups
     pos = np.arange(len(order), dtype=np.int64) - kept_offsets[sorted_groups] + 1
@@ -173,6 +180,18 @@ def prepare(gold, pred, offsets, *, relevance: str = "ranks", tie_policy: str = 
     )
 
 
+def _id_codes(item, rows) -> np.ndarray:
+    """Codes of the item ids of ``rows`` in code point order (= UTF-8 byte order): the
+    ``trec`` policy orders tied items by id, descending, as trec_eval orders docnos."""
+    if item is None:
+        raise ValueError("the trec tie policy orders tied items by their ids; none were given")
+    ids = np.asarray(item, dtype=object)[rows]
+    if len(ids) == 0:
+        return np.zeros(0)
+    _, codes = np.unique(ids.astype(str), return_inverse=True)
+    return codes.reshape(-1).astype(np.float64)
+
+
 class _RowError(DataError):
     """A DataError about a row of the arrays; :func:`prepare_batch` adds the location."""
 
@@ -184,7 +203,7 @@ class _RowError(DataError):
 def prepare_batch(batch: Batch, **options) -> Prepared:
     """:func:`prepare` on a :class:`Batch`; data errors name the source line."""
     try:
-        prep = prepare(batch.gold, batch.pred, batch.offsets, **options)
+        prep = prepare(batch.gold, batch.pred, batch.offsets, item=batch.item, **options)
     except _RowError as exc:
         source, line = batch.row_location(exc.row)
         raise DataError(exc.message, source, line) from None

@@ -1,0 +1,543 @@
+"""TREC run and qrels files, read as trec_eval reads them, and their join.
+
+A *run* has one line per retrieved document, ``qid Q0 docno rank score tag``, fields
+separated by any run of spaces or tabs (a CR before the newline is allowed, gzip is
+undone). As in trec_eval, the rank field is ignored: the order of a query's
+documents is score descending, ties broken by docno descending in byte order
+(trec_eval's ``form_res_rels.c``, ``comp_sim_docno``). A *qrels* file has one line per
+judgment, ``qid iter docno rel``, rel an integer.
+
+The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
+
+- a retrieved document absent from the qrels is unjudged (relevance value −1) and
+  counts as non-relevant; a judged one carries its grade; a negative grade means
+  "in the pool but not judged" (value −2): non-relevant, and not a judged
+  non-relevant document for bpref;
+- judged documents the run did not retrieve have no rank, but count in the number
+  of relevant documents R and in the ideal ranking of nDCG;
+- only queries with both qrels and a ranking are evaluated, unless ``all_queries``
+  (trec_eval ``-c``) adds the qrels' queries missing from the run with an empty ranking;
+- ``depth`` (trec_eval ``-M``) keeps the first N documents of each ordered ranking.
+
+Docnos never become Python objects per row: they are fixed-width byte arrays
+(``numpy`` ``S`` dtype) gathered straight from the file's bytes; their big-endian
+64-bit words compare in byte order, which gives trec_eval's tie-break, and a 64-bit
+hash of (query, docno) finds the qrels grade of every row with one binary search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..batch import Batch, offsets_from_sizes, sort_within_groups
+from ..errors import DataError
+from ..textio import open_binary, read_blocks, source_name
+from .numparse import parse_fields, parse_slow
+
+#: Bytes per block read at once (whole lines); parsing temporaries scale with it.
+RUN_BLOCK_BYTES = 1 << 23
+#: relevance value of a retrieved document that the qrels do not hold (trec_eval RELVALUE_NONPOOL)
+NONPOOL = -1
+#: relevance value of a retrieved document whose qrels grade is negative (trec_eval RELVALUE_UNJUDGED)
+UNJUDGED = -2
+
+RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iter", "docno", "rel")
+
+
+@dataclass
+class Run:
+    """One run file in columnar form: per row a query code, a docno and a score.
+
+    ``qids[code]`` is the query id (``str``) of code ``code`` (codes in order of first
+    appearance); ``docno`` is a fixed-width bytes array (``S`` dtype, zero-padded).
+    ``line_of(row)`` gives a row's line in the file.
+    """
+
+    source: str
+    tag: str
+    qids: list
+    code: np.ndarray  # int32 per row
+    docno: np.ndarray  # S<w> per row
+    score: np.ndarray  # float64 per row
+    blank_before: np.ndarray  # rows that follow each skipped blank line (sorted)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.code)
+
+    def line_of(self, row: int) -> int:
+        return int(row) + 1 + int(np.searchsorted(self.blank_before, row, side="right"))
+
+
+@dataclass
+class Qrels:
+    """A qrels file: judgments sorted by (qid, docno), grades as integers."""
+
+    source: str
+    qids: list  # distinct query ids (str), sorted by their bytes
+    offsets: np.ndarray  # int64, len(qids) + 1: the judgments of qids[i]
+    docno: np.ndarray  # S<w>, sorted within each query
+    grade: np.ndarray  # int64
+    line: np.ndarray  # int64 line of each judgment
+
+
+# ---- tokenizing -------------------------------------------------------------------------
+
+def _fields(block: bytes, first_line: int, width: int, name: str, what: str):
+    """(starts, ends, lines): byte offsets of the ``width`` fields of every non-blank line,
+    shaped (lines, width), and the line numbers; any run of spaces, tabs or a CR separates."""
+    buf = np.frombuffer(block, dtype=np.uint8)
+    fast = _plain_fields(block, buf, width)
+    if fast is not None:
+        return buf, *fast, first_line + np.arange(len(fast[0]), dtype=np.int64)
+    sep = (buf == 32) | (buf == 9) | (buf == 13) | (buf == 10)
+    tok = ~sep
+    start = tok.copy()
+    start[1:] &= sep[:-1]
+    end = tok.copy()
+    end[:-1] &= sep[1:]
+    starts = np.flatnonzero(start)
+    ends = np.flatnonzero(end) + 1
+    newlines = np.flatnonzero(buf == 10)
+    n_lines = len(newlines) + (0 if block.endswith(b"\n") or not block else 1)
+    line_index = np.searchsorted(newlines, starts)
+    counts = np.bincount(line_index, minlength=n_lines)
+    bad = (counts != 0) & (counts != width)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"expected {width} fields ({' '.join(what)}), found {counts[i]}", name, first_line + i)
+    lines = first_line + np.flatnonzero(counts)
+    return buf, starts.reshape(-1, width), ends.reshape(-1, width), lines
+
+
+def _plain_fields(block: bytes, buf: np.ndarray, width: int):
+    """The common layout, fast: single spaces between fields, every line ending in a
+    newline, no tab, CR or other control byte. Returns (starts, ends) or None."""
+    if not block.endswith(b"\n") or b"\t" in block or b"\r" in block or b"  " in block \
+            or b"\n " in block or block.startswith(b" ") or b" \n" in block or b"\n\n" in block:
+        return None
+    seps = np.flatnonzero(buf <= 32)
+    if len(seps) % width:
+        return None
+    ends = seps.reshape(-1, width)
+    kinds = buf[ends]
+    if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 32).all()):
+        return None
+    starts = np.empty_like(ends)
+    starts[0, 0] = 0
+    starts[1:, 0] = ends[:-1, -1] + 1
+    starts[:, 1:] = ends[:, :-1] + 1
+    return starts, ends
+
+
+def _gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Fields ``buf[start:end]`` as a zero-padded fixed-width bytes array (``S`` dtype,
+    width a multiple of 8), gathered as masked 64-bit words without Python objects."""
+    length = end - start
+    words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
+    padded = np.concatenate((buf, np.zeros(8 * words + 8, dtype=np.uint8)))
+    unaligned = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    out = np.empty((len(start), words), dtype="<u8")
+    for j in range(words):
+        bits = np.clip(length - 8 * j, 0, 8).astype(np.uint64) * np.uint64(8)
+        mask = np.where(bits == 64, ~np.uint64(0), (np.uint64(1) << (bits & np.uint64(63))) - np.uint64(1))
+        np.bitwise_and(unaligned[start + 8 * j], mask, out=out[:, j])
+    return out.view(f"S{8 * words}").ravel()
+
+
+def _numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
+    values, slow = parse_fields(buf, start, end)
+    for row in np.flatnonzero(slow).tolist():
+        text = bytes(buf[start[row]:end[row]]).decode("utf-8", "replace")
+        parsed, bad = parse_slow([text])
+        if bad[0]:
+            raise DataError(f"{column} {text!r} is not a finite number", name, int(lines[row]))
+        values[row] = parsed[0]
+    return values
+
+
+def _integers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
+    """Integer fields (an optional sign, then digits); anything else is an error at its line."""
+    length = end - start
+    width = int(length.max()) if len(length) else 0
+    if width > 15:
+        row = int(np.argmax(length))
+        raise DataError(f"{column} {_text(buf, start[row], end[row])!r} is not an integer", name, int(lines[row]))
+    padded = np.concatenate((buf, np.zeros(width + 1, dtype=np.uint8)))
+    chars = padded[start[:, None] + np.arange(max(width, 1))[None, :]]
+    inside = np.arange(max(width, 1))[None, :] < length[:, None]
+    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
+    digit = (chars >= 48) & (chars <= 57)
+    ok = np.where(inside, digit, True)
+    ok[:, 0] |= sign
+    ok = ok.all(axis=1) & (length > sign)
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise DataError(f"{column} {_text(buf, start[row], end[row])!r} is not an integer", name, int(lines[row]))
+    values, _ = parse_fields(buf, start, end)
+    return values.astype(np.int64)
+
+
+def _text(buf, start, end) -> str:
+    return bytes(buf[int(start):int(end)]).decode("utf-8", "replace")
+
+
+def _decode_ids(fixed: np.ndarray, name: str, lines) -> list:
+    """``str`` of each fixed-width id (UTF-8)."""
+    out = []
+    for i, value in enumerate(fixed.tolist()):
+        try:
+            out.append(value.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise DataError("invalid UTF-8 in a query id", name, int(lines[i])) from None
+    return out
+
+
+# ---- runs ----------------------------------------------------------------------------------
+
+def read_run(source, block_bytes: int | None = None) -> Run:
+    """Read a whole run file into a :class:`Run` (about 8 bytes per row plus the docno width)."""
+    name = source_name(source)
+    codes: dict[bytes, int] = {}
+    qids: list = []
+    parts_code, parts_docno, parts_score, blank_before = [], [], [], []
+    tag = None
+    rows = 0
+    with open_binary(source) as stream:
+        for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
+            buf, starts, ends, lines = _fields(block, first_line, 6, name, RUN_FIELDS)
+            n = len(lines)
+            if n == 0:
+                blank_before.extend([rows] * block.count(b"\n"))
+                continue
+            expected = first_line + np.arange(n)
+            if lines[-1] != expected[-1]:  # blank lines: remember where
+                gaps = np.diff(np.concatenate(([first_line - 1], lines))) - 1
+                blank_before.extend(np.repeat(rows + np.arange(n), gaps).tolist())
+            if tag is None:
+                tag = _text(buf, starts[0, 5], ends[0, 5])
+            qid = _gather(buf, starts[:, 0], ends[:, 0])
+            change = np.ones(n, dtype=bool)
+            change[1:] = qid[1:] != qid[:-1]
+            heads = np.flatnonzero(change)
+            seg_codes = np.empty(len(heads), dtype=np.int32)
+            for i, value in enumerate(qid[heads].tolist()):
+                code = codes.get(value)
+                if code is None:
+                    code = codes[value] = len(qids)
+                    qids.append(_decode_ids(np.array([value]), name, [lines[heads[i]]])[0])
+                seg_codes[i] = code
+            parts_code.append(np.repeat(seg_codes, np.diff(np.append(heads, n))))
+            parts_docno.append(_gather(buf, starts[:, 2], ends[:, 2]))
+            parts_score.append(_numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name))
+            rows += n
+    width = max((p.dtype.itemsize for p in parts_docno), default=8)
+    return Run(
+        source=name, tag=tag or name, qids=qids,
+        code=np.concatenate(parts_code) if parts_code else np.zeros(0, np.int32),
+        docno=np.concatenate([p.astype(f"S{width}") for p in parts_docno]) if parts_docno else
+        np.zeros(0, "S8"),
+        score=np.concatenate(parts_score) if parts_score else np.zeros(0),
+        blank_before=np.asarray(blank_before, dtype=np.int64),
+    )
+
+
+# ---- qrels ---------------------------------------------------------------------------------
+
+def read_qrels(source) -> Qrels:
+    """Read a qrels file; a duplicate (qid, docno), a malformed line or a non-integer
+    grade is a :class:`DataError` at its line."""
+    name = source_name(source)
+    q_parts, d_parts, g_parts, l_parts = [], [], [], []
+    with open_binary(source) as stream:
+        for block, first_line in read_blocks(stream, name):
+            buf, starts, ends, lines = _fields(block, first_line, 4, name, QRELS_FIELDS)
+            if len(lines) == 0:
+                continue
+            q_parts.append(_gather(buf, starts[:, 0], ends[:, 0]))
+            d_parts.append(_gather(buf, starts[:, 2], ends[:, 2]))
+            g_parts.append(_integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
+            l_parts.append(lines)
+    if not q_parts:
+        return Qrels(name, [], np.zeros(1, np.int64), np.zeros(0, "S8"), np.zeros(0, np.int64),
+                     np.zeros(0, np.int64))
+    qw = max(p.dtype.itemsize for p in q_parts)
+    dw = max(p.dtype.itemsize for p in d_parts)
+    qid = np.concatenate([p.astype(f"S{qw}") for p in q_parts])
+    docno = np.concatenate([p.astype(f"S{dw}") for p in d_parts])
+    grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
+    order = np.lexsort((line, docno, qid))
+    qid, docno, grade, line = qid[order], docno[order], grade[order], line[order]
+    same = (qid[1:] == qid[:-1]) & (docno[1:] == docno[:-1])
+    if same.any():
+        i = int(np.flatnonzero(same)[0])
+        raise DataError(f"docno {docno[i + 1].decode('utf-8', 'replace')} judged twice for query "
+                        f"{qid[i + 1].decode('utf-8', 'replace')} (first at line {line[i]})", name,
+                        int(max(line[i], line[i + 1])))
+    heads = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    offsets = np.append(heads, len(qid)).astype(np.int64)
+    return Qrels(name, _decode_ids(qid[heads], name, line[heads]), offsets, docno, grade, line)
+
+
+# ---- the join ----------------------------------------------------------------------------
+
+@dataclass
+class Joined:
+    """A run joined with qrels: per evaluated query its ordered ranking and its judgments.
+
+    ``rel`` holds, per retrieved row in trec_eval order (depth applied), the grade of a
+    judged document, :data:`NONPOOL` (−1) or :data:`UNJUDGED` (−2); ``row`` the run row
+    (or −1). ``judged_grade`` holds each query's non-negative qrels grades, highest first
+    (the ideal ranking; R and bpref's judged non-relevant count come from it);
+    ``judged_row`` the qrels row of each, ``judged_retrieved`` whether the run retrieved it.
+    ``tie_block`` numbers the blocks of equal scores (for the other tie policies).
+    """
+
+    qids: list
+    offsets: np.ndarray
+    rel: np.ndarray
+    row: np.ndarray
+    tie_block: np.ndarray
+    judged_offsets: np.ndarray
+    judged_grade: np.ndarray
+    judged_row: np.ndarray
+    judged_retrieved: np.ndarray
+    skipped_queries: int = 0  # run queries without qrels
+    tag: str = ""
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.qids)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def docno_words(docno: np.ndarray) -> np.ndarray:
+    """(n × w/8) big-endian 64-bit words of fixed-width docnos: comparing the rows word by
+    word is comparing the bytes (shorter ids are zero-padded, so a prefix sorts first, as strcmp)."""
+    width = docno.dtype.itemsize
+    if width % 8:
+        docno = docno.astype(f"S{-(-width // 8) * 8}")
+        width = docno.dtype.itemsize
+    return np.ascontiguousarray(docno).view(">u8").reshape(len(docno), width // 8).astype(np.uint64)
+
+
+def _hash(code: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """A 64-bit mix of (query code, docno words) (splitmix64 steps; wraps by design)."""
+    with np.errstate(over="ignore"):
+        h = code.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for j in range(words.shape[1]):
+            h ^= words[:, j]
+            h ^= h >> np.uint64(31)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(27)
+            h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    return h
+
+
+def trec_order(run: Run, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` (grouped by query, ``offsets``) reordered within each query by score
+    descending, then docno descending; and the tie-block number of each ordered row."""
+    score = run.score[rows]
+    n = len(rows)
+    same_group = np.ones(n, dtype=bool)
+    if n:
+        same_group[offsets[:-1][np.diff(offsets) > 0]] = False
+    if n > 1 and not ((score[1:] <= score[:-1]) | ~same_group[1:]).all():
+        order = sort_within_groups(offsets, -score)
+        rows, score = rows[order], score[order]
+    tie = np.zeros(n, dtype=bool)  # row equal in score to the row before, same query
+    if n > 1:
+        tie[1:] = (score[1:] == score[:-1]) & same_group[1:]
+    block = np.cumsum(~tie) - 1
+    tied = tie.copy()
+    tied[:-1] |= tie[1:]
+    if tied.any():
+        where = np.flatnonzero(tied)
+        words = docno_words(run.docno[rows[where]])
+        keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
+        local = np.lexsort((*keys, block[where]))
+        rows = rows.copy()
+        rows[where] = rows[where][local]
+    return rows, block
+
+
+def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool = False) -> Joined:
+    """Join a run with qrels by trec_eval's rules (module docstring)."""
+    q_index = {q: i for i, q in enumerate(qrels.qids)}
+    run_to_q = np.array([q_index.get(q, -1) for q in run.qids], dtype=np.int64)
+    in_qrels = run_to_q >= 0
+    skipped = int((~in_qrels).sum())
+    q_list = list(range(len(qrels.qids))) if all_queries else sorted(run_to_q[in_qrels].tolist())
+    # rows of every evaluated query, grouped in qrels (byte) order of the qids
+    q_of_code = run_to_q[run.code] if run.n_rows else np.zeros(0, np.int64)
+    keep = q_of_code >= 0
+    slot = np.full(len(qrels.qids), -1, dtype=np.int64)
+    slot[q_list] = np.arange(len(q_list))
+    row_slot = np.where(keep, slot[np.maximum(q_of_code, 0)], -1)
+    rows = np.flatnonzero(keep)
+    key = row_slot[rows]
+    if len(key) > 1 and not (key[1:] >= key[:-1]).all():
+        rows = rows[np.argsort(key, kind="stable")]
+        key = row_slot[rows]
+    sizes = np.bincount(key, minlength=len(q_list)) if len(key) else np.zeros(len(q_list), np.int64)
+    offsets = offsets_from_sizes(sizes)
+    _check_duplicates(run, rows, key)
+    rows, block = trec_order(run, offsets, rows)
+    if depth is not None:
+        pos = np.arange(len(rows)) - offsets[:-1][np.repeat(np.arange(len(q_list)), sizes)]
+        cut = pos < depth
+        rows, block = rows[cut], block[cut]
+        sizes = np.minimum(sizes, depth)
+        offsets = offsets_from_sizes(sizes)
+    # grades of the retrieved rows: hash of (query, docno), one binary search
+    width = max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)
+    width = -(-width // 8) * 8
+    q_rows = np.concatenate([np.arange(qrels.offsets[q], qrels.offsets[q + 1]) for q in q_list]) \
+        if q_list else np.zeros(0, np.int64)
+    q_slot = np.repeat(np.arange(len(q_list)), np.diff(qrels.offsets)[q_list]) if q_list else \
+        np.zeros(0, np.int64)
+    q_words = docno_words(qrels.docno[q_rows].astype(f"S{width}"))
+    q_hash = _hash(q_slot, q_words)
+    r_slot = np.repeat(np.arange(len(q_list)), sizes)
+    r_words = docno_words(run.docno[rows].astype(f"S{width}"))
+    r_hash = _hash(r_slot, r_words)
+    h_order = np.argsort(q_hash, kind="stable")
+    sorted_hash = q_hash[h_order]
+    at = np.minimum(np.searchsorted(sorted_hash, r_hash), max(len(sorted_hash) - 1, 0))
+    if len(sorted_hash):
+        cand = h_order[at]
+        found = (sorted_hash[at] == r_hash) & (q_slot[cand] == r_slot) & (q_words[cand] == r_words).all(axis=1)
+        if (sorted_hash[1:] == sorted_hash[:-1]).any():  # a hash collision inside the qrels: exact fallback
+            found, cand = _exact_lookup(q_slot, q_words, r_slot, r_words)
+    else:
+        found, cand = np.zeros(len(rows), bool), np.zeros(len(rows), np.int64)
+    grade = qrels.grade[q_rows]
+    rel = np.full(len(rows), NONPOOL, dtype=np.int64)
+    rel[found] = np.where(grade[cand[found]] >= 0, grade[cand[found]], UNJUDGED)
+    retrieved = np.zeros(len(q_rows), dtype=bool)
+    retrieved[cand[found]] = True
+    # judged documents per query, grade descending (negative grades are not judgments)
+    judged = grade >= 0
+    j_rows = np.flatnonzero(judged)
+    j_order = np.lexsort((-grade[j_rows], q_slot[j_rows]))
+    j_rows = j_rows[j_order]
+    j_sizes = np.bincount(q_slot[j_rows], minlength=len(q_list)) if len(j_rows) else np.zeros(len(q_list), np.int64)
+    return Joined(
+        qids=[qrels.qids[q] for q in q_list], offsets=offsets, rel=rel, row=rows, tie_block=block,
+        judged_offsets=offsets_from_sizes(j_sizes), judged_grade=grade[j_rows], judged_row=q_rows[j_rows],
+        judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag)
+
+
+def _exact_lookup(q_slot, q_words, r_slot, r_words):
+    """(found, qrels row) by a lexicographic sort of the keys themselves (slow, exact)."""
+    keys_q = [q_words[:, j] for j in range(q_words.shape[1] - 1, -1, -1)] + [q_slot]
+    order = np.lexsort(keys_q)
+    index = {(int(q_slot[i]), q_words[i].tobytes()): int(i) for i in order.tolist()}
+    cand = np.array([index.get((int(s), w.tobytes()), -1) for s, w in zip(r_slot.tolist(), r_words)],
+                    dtype=np.int64)
+    return cand >= 0, np.maximum(cand, 0)
+
+
+def _check_duplicates(run: Run, rows: np.ndarray, key: np.ndarray) -> None:
+    """A docno twice in one query's ranking is an error at its second line."""
+    if len(rows) < 2:
+        return
+    words = docno_words(run.docno[rows])
+    h = _hash(key, words)
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    dup = np.flatnonzero(hs[1:] == hs[:-1])
+    if len(dup) == 0:
+        return
+    a, b = rows[order[dup]], rows[order[dup + 1]]
+    real = (run.code[a] == run.code[b]) & (run.docno[a] == run.docno[b])
+    if real.any():
+        i = int(np.flatnonzero(real)[0])
+        first, second = sorted((int(a[i]), int(b[i])))
+        raise DataError(f"docno {run.docno[second].decode('utf-8', 'replace')} retrieved twice for query "
+                        f"{run.qids[run.code[second]]} (first at line {run.line_of(first)})", run.source,
+                        run.line_of(second))
+
+
+# ---- the canonical stream ------------------------------------------------------------------
+
+def joined_batches(joined: Joined, run: Run, qrels: Qrels, run_column: str | None = None,
+                   group_prefix: str = "") -> Batch:
+    """The canonical rows of a joined run, one group per evaluated query:
+
+    - a retrieved row: ``item`` = docno, ``pred`` = −score (lower = better, as every
+      converted score; rows in trec_eval's order), ``gold`` = its grade, empty when the
+      qrels do not hold it (unjudged), a negative grade as given;
+    - a judged document the run did not retrieve: ``pred`` empty, ``gold`` = its grade.
+
+    The ``run`` column names the run; ``group_prefix`` (``RUN:`` when several runs share
+    one stream) keeps group ids unique.
+    """
+    n_q = joined.n_queries
+    r_sizes = joined.sizes
+    unret = ~joined.judged_retrieved
+    j_slot = np.repeat(np.arange(n_q), np.diff(joined.judged_offsets))
+    u_rows = joined.judged_row[unret]
+    u_slot = j_slot[unret]
+    u_sizes = np.bincount(u_slot, minlength=n_q) if len(u_slot) else np.zeros(n_q, np.int64)
+    sizes = r_sizes + u_sizes
+    offsets = offsets_from_sizes(sizes)
+    total = int(offsets[-1])
+    r_pos = np.arange(len(joined.row)) - joined.offsets[:-1][np.repeat(np.arange(n_q), r_sizes)]
+    r_dest = offsets[:-1][np.repeat(np.arange(n_q), r_sizes)] + r_pos
+    u_pos = np.arange(len(u_rows)) - offsets_from_sizes(u_sizes)[:-1][u_slot] if len(u_rows) else np.zeros(0, np.int64)
+    u_dest = offsets[:-1][u_slot] + r_sizes[u_slot] + u_pos
+    item_bytes = np.empty(total, dtype=f"S{max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)}")
+    item_bytes[r_dest] = run.docno[joined.row]
+    item_bytes[u_dest] = qrels.docno[u_rows]
+    gold = np.full(total, np.nan)
+    rel = joined.rel.astype(np.float64)
+    # negative grades: the qrels value, not the internal code
+    gold[r_dest] = np.where(joined.rel == NONPOOL, np.nan, rel)
+    neg = joined.rel == UNJUDGED
+    if neg.any():
+        gold[r_dest[neg]] = _negative_grades(joined, run, qrels, neg)
+    gold[u_dest] = qrels.grade[u_rows]
+    pred = np.full(total, np.nan)
+    pred[r_dest] = -run.score[joined.row]
+    items = np.array(b"\n".join(item_bytes.tolist()).decode("utf-8").split("\n"), dtype=object) if total else \
+        np.empty(0, dtype=object)
+    group = np.array([group_prefix + q for q in joined.qids], dtype=object)
+    extra = {}
+    if run_column is not None:
+        extra["run"] = np.full(total, run_column, dtype=object)
+    return Batch(group=group, offsets=offsets, item=items, gold=gold, pred=pred, extra=extra, source=run.source)
+
+
+def _negative_grades(joined, run, qrels, neg):
+    """The qrels grades (negative) of retrieved rows coded UNJUDGED."""
+    q_index = {q: i for i, q in enumerate(qrels.qids)}
+    slot = np.repeat(np.arange(joined.n_queries), joined.sizes)[neg]
+    out = np.empty(int(neg.sum()))
+    for i, (s, r) in enumerate(zip(slot.tolist(), joined.row[neg].tolist())):
+        q = q_index[joined.qids[s]]
+        lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
+        j = lo + int(np.searchsorted(qrels.docno[lo:hi], run.docno[r]))
+        out[i] = qrels.grade[j]
+    return out
+
+
+def read_trec(source, qrels=None, depth: int | None = None, all_queries: bool = False,
+              prefix_groups: bool = False, **_options):
+    """Reader for ``convert --from trec --qrels FILE RUN``: the canonical stream of a run
+    joined with its qrels (see :func:`joined_batches`), one batch per run file;
+    ``prefix_groups`` writes group ids ``TAG:QID``."""
+    if qrels is None:
+        raise DataError("--from trec needs --qrels FILE (the judgments to join the run with)",
+                        source_name(source))
+    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+    run = read_run(source)
+    joined = join(run, q, depth=depth, all_queries=all_queries)
+    yield joined_batches(joined, run, q, run_column=run.tag, group_prefix=f"{run.tag}:" if prefix_groups else "")
