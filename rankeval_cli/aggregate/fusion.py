@@ -239,3 +239,28 @@ def fuse(runs, method: str = "rrf", normalization: str = "min-max", k: float = D
         keep = rank <= depth
         q, d, s, rank = q[keep], d[keep], s[keep], rank[keep]
     return Fused(stacked.queries[q], stacked.docs[d], rank, s)
+
+
+def fuse_files(sources, method: str = "rrf", normalization: str = "min-max", k: float = DEFAULT_RRF_K,
+               depth: int | None = None) -> Fused:
+    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`)."""
+    from ..errors import DataError
+    from ..formats.trec import read_run
+
+    runs = [read_run(source) for source in sources]
+    triples = [(np.asarray(run.qids, dtype=str)[run.code] if run.n_rows else np.zeros(0, "U1"),
+                run.docno, run.score) for run in runs]
+    try:
+        return fuse(triples, method, normalization, k, depth)
+    except ValueError as exc:
+        # the only data error fuse raises: a document listed twice for one query
+        for run, (qid, docno, _) in zip(runs, triples):
+            key = np.char.add(np.char.add(qid.astype(str), "\t"), np.char.decode(docno, "utf-8"))
+            uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+            if (counts > 1).any():
+                dup = uniq[counts > 1][0]
+                row = int(np.flatnonzero(key == dup)[1])
+                q, d = str(dup).split("\t", 1)
+                raise DataError(f"document {d!r} listed twice for query {q!r}", run.source,
+                                run.line_of(row)) from None
+        raise DataError(str(exc)) from None

@@ -6,7 +6,10 @@ import click
 
 from . import _common
 
-METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry")
+METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
+                "trueskill")
+FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
+NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 
 
 def ranking_options(f):
@@ -26,6 +29,20 @@ def ranking_options(f):
                      help="One ranking per value of this extra column (e.g. lp); repeatable. "
                           "The value must be constant within a group.")(f)
     return f
+
+
+def fusion_options(f):
+    """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
+    f = click.option("--run-tag", default=None, metavar="TAG",
+                     help="Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
+    f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
+                     help="Run fusion: keep the first K fused documents of each query [default: all].")(f)
+    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True,
+                     help="rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
+    return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
+                        show_default=True,
+                        help="combsum/combmnz/combmax: per-query normalization of each run's scores "
+                             "(rrf and borda-fuse use positions only).")(f)
 
 
 def bootstrap_options(f):
@@ -51,17 +68,22 @@ def method_options(f):
 
 @click.command(name="aggregate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",), default=None)
 @click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
-              show_default=True, metavar="|".join(METHOD_NAMES), help="Aggregation method (aliases: bt, ge, gt, ew, wmt11-13).")
+              show_default=True, metavar="|".join(METHOD_NAMES + FUSION_NAMES),
+              shell_complete=lambda ctx, param, incomplete: [m for m in METHOD_NAMES + FUSION_NAMES
+                                                              if m.startswith(incomplete)],
+              help="Aggregation method (aliases: bt, ge, gt, ew, wmt11-13, ts).")
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
+@fusion_options
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, bootstrap, seed):
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
+            depth, run_tag, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items (systems).
 
     Within each group, item i wins against j when its value is strictly lower
@@ -79,20 +101,75 @@ def command(files, input_format, exclude_systems, output, output_format, method,
       copeland       pairwise majority wins - majority losses
       kemeny         optimal consensus order; score K - position
       bradley-terry  L2-regularized maximum-likelihood log-strength
+      trueskill      mean skill mu of TrueSkill, WMT14-16 procedure (Sakaguchi
+                     et al. 2014): mu0 0, sigma0 0.5, beta = sigma0 * plays/40,
+                     tau 0, 25% draws, actively chosen pairs; --bootstrap N:
+                     N runs on resampled comparisons, mean mu, rank ranges,
+                     clusters (WMT15-16)
+
+    \b
+    Run fusion (FILES are TREC runs, output a TREC run by default):
+      rrf            sum of 1/(k + position) (Cormack et al. 2009)
+      combsum        sum of normalized scores (Fox & Shaw 1994)
+      combmnz        combsum x number of runs retrieving the document
+      combmax        largest normalized score
+      borda-fuse     Borda points, unretrieved documents share the rest
+                     (Aslam & Montague 2001)
 
     \b
     Output columns: [BY...] item score rank [lo hi cluster] signature;
-    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...
+    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
+    run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
+    signature (tsv, json).
 
     \b
     Examples:
       rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate -m expected-wins
-      rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --bootstrap 1000
+      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate -m trueskill --bootstrap 1000
+      rankeval aggregate -m rrf tests/data/fusion/run1.trec tests/data/fusion/run2.trec
     """
+    from ..aggregate.registry import is_fusion
+
+    if is_fusion(method):
+        return fuse_and_write(files, output, output_format or "trec", method, normalization, rrf_k, depth,
+                              run_tag)
+    if output_format == "trec":
+        raise click.BadParameter("trec output is for the run fusion methods", param_hint="--output-format")
+    output_format = output_format or "tsv"
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
                   higher_better, bootstrap, seed, options)
+
+
+def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
+    """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
+    import numpy as np
+
+    from ..aggregate.fusion import KERNELS, fuse_files
+    from ..formats.trec_writer import write_run
+    from ..summary import RecordWriter, signature
+
+    if not files:
+        raise click.UsageError(f"{method} fuses TREC runs: give the run files")
+    fused = fuse_files(files, method, normalization, rrf_k, depth)
+    tag = run_tag or method
+    with _common.output_stream(output) as out:
+        if output_format == "trec":
+            try:
+                write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="--run-tag") from None
+            return
+        uses_scores = KERNELS[method][1]
+        sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
+                        k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
+        writer = RecordWriter(out, output_format)
+        query = fused.query.astype(str) if fused.query.dtype.kind != "S" else np.char.decode(fused.query)
+        doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
+        writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
+                          for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
+                                                fused.score.tolist()))
 
 
 def run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
