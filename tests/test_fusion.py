@@ -227,3 +227,51 @@ def test_fixture_is_what_ranx_writes(tmp_path):
         assert fresh.keys() == stored.keys()
         for q in stored:
             assert dict(fresh[q]) == dict(stored[q])
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+def run_cli(args, **kw):
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    return CliRunner().invoke(main, ["aggregate", *args], **kw)
+
+
+RUNS = [str(FIXTURES / f"run{i}.trec") for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("method,norm", [("rrf", "min-max"), ("combmnz", "z-score"), ("borda-fuse", "min-max")])
+def test_cli_writes_the_fused_trec_run(method, norm):
+    result = run_cli(["-m", method, "--normalization", norm, "--run-tag", "fused", *RUNS])
+    assert result.exit_code == 0, result.output
+    runs = [{q: dict(rows) for q, rows in read_trec(Path(p)).items()} for p in RUNS]
+    expected = fuse([triples(r) for r in runs], method, norm)
+    lines = result.output.splitlines()
+    assert len(lines) == len(expected.rank)
+    for line, q, d, r, s in zip(lines, expected.query.tolist(), expected.doc.tolist(), expected.rank.tolist(),
+                                expected.score.tolist()):
+        assert line == f"{q} Q0 {d} {r} {s!r} fused"
+
+
+def test_cli_records_and_depth():
+    result = run_cli(["-m", "rrf", "--rrf-k", "10", "--k", "3", "--output-format", "tsv", *RUNS[:2]])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "query\tdocno\trank\tscore\tsignature"
+    assert lines[1].endswith("aggregate|method:rrf|k:10.0|depth:3|runs:2|v:" + lines[1].rsplit("|v:", 1)[1])
+    assert {line.split("\t")[2] for line in lines[1:]} == {"1", "2", "3"}
+
+
+def test_cli_errors(tmp_path):
+    dup = tmp_path / "dup.trec"
+    dup.write_text("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 a 3 1 t\n")
+    result = run_cli(["-m", "rrf", str(dup)])
+    assert result.exit_code == 1 and "dup.trec:3: document 'a' listed twice for query 'q'" in result.output
+    result = run_cli(["-m", "rrf"], input="")
+    assert result.exit_code == 2 and "give the run files" in result.output
+    result = run_cli(["-m", "borda", "--output-format", "trec"], input="group\titem\tgold\tpred\n")
+    assert result.exit_code == 2
+    result = run_cli(["-m", "rrf", "--run-tag", "two words", *RUNS[:1]])
+    assert result.exit_code == 2

@@ -223,3 +223,27 @@ def test_trueskill_without_runs_is_one_run_on_the_data():
     assert r.items == ["A", "B", "C"]
     np.testing.assert_array_equal(r.scores, np.sort(result.mu[0])[::-1])
     assert r.lo is None
+
+
+def test_cli_trueskill_runs_are_seeded_and_per_partition():
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    rng = np.random.default_rng(8)
+    lines = ["group\titem\tgold\tpred\tlp"]
+    for g in range(60):
+        lp = "xx-en" if g % 2 else "yy-en"
+        for item in rng.choice(["A", "B", "C", "D"], 3, replace=False):
+            lines.append(f"{g}\t{item}\t{rng.integers(1, 4)}\t\t{lp}")
+    text = "\n".join(lines) + "\n"
+    args = ["aggregate", "-m", "trueskill", "--by", "lp", "--bootstrap", "30", "--seed", "4"]
+    first = CliRunner().invoke(main, args, input=text)
+    assert first.exit_code == 0, first.output
+    assert CliRunner().invoke(main, args, input=text).output == first.output
+    rows = first.output.splitlines()
+    assert rows[0] == "lp\titem\tscore\trank\tlo\thi\tcluster\tsignature"
+    assert len(rows) == 1 + 8 and {r.split("\t")[0] for r in rows[1:]} == {"xx-en", "yy-en"}
+    assert "method:trueskill" in rows[1] and "runs:30|resample:yes|seed:4" in rows[1]
+    other = CliRunner().invoke(main, args[:-1] + ["5"], input=text)
+    assert other.output != first.output

@@ -99,9 +99,11 @@ def stack(runs) -> Stacked:
     sizes = np.diff(bounds)
     starts = np.repeat(bounds[:-1], sizes)
     position = np.arange(len(run), dtype=np.int64) - starts + 1
-    same = (list_key[1:] == list_key[:-1]) & (doc[1:] == doc[:-1])
-    if np.any(same):
-        i = int(np.flatnonzero(same)[0])
+    key = list_key * max(len(docs), 1) + doc  # (run, query, doc) as one code
+    ordered = np.sort(key)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated):
+        i = int(np.flatnonzero(key == repeated[0])[0])
         raise ValueError(f"run {int(run[i]) + 1} lists document {docs[doc[i]]!r} twice for query "
                          f"{queries[query[i]]!r}")
     return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), queries, docs, len(runs))
