@@ -80,16 +80,19 @@ def _bounds(keys: np.ndarray) -> np.ndarray:
 
 
 def stack(runs) -> Stacked:
-    """Stack runs given as ``(query_ids, doc_ids, scores)`` array triples.
+    """Stack runs given as ``(query_ids, doc_ids, scores)`` triples.
 
+    ``query_ids`` is one id per row, or a pair ``(names, codes)``: the distinct query ids
+    and each row's index into them (as TREC files are read; saves a sort of the rows' ids).
     Raises ValueError if a run lists a document twice for one query.
     """
-    runs = [(_ids(q), _ids(d), np.asarray(x, dtype=np.float64)) for q, d, x in runs]
-    qids = _concat([q for q, _, _ in runs])
+    runs = [(_query_codes(q), _ids(d), np.asarray(x, dtype=np.float64)) for q, d, x in runs]
+    queries = np.unique(_concat([names for (names, _), _, _ in runs]))
+    query = np.concatenate([np.searchsorted(queries, names)[codes] if len(codes) else codes
+                            for (names, codes), _, _ in runs]) if runs else np.zeros(0, np.int64)
     dids = _concat([d for _, d, _ in runs])
     score = np.concatenate([x for _, _, x in runs]) if runs else np.zeros(0)
     run = np.repeat(np.arange(len(runs), dtype=np.int64), [len(x) for _, _, x in runs])
-    queries, query = np.unique(qids, return_inverse=True)
     docs, doc = np.unique(dids, return_inverse=True)
     query, doc = query.astype(np.int64).reshape(-1), doc.astype(np.int64).reshape(-1)
     order = np.lexsort((-doc, -score, query, run))
@@ -104,15 +107,28 @@ def stack(runs) -> Stacked:
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
     if len(repeated):
         i = int(np.flatnonzero(key == repeated[0])[0])
-        raise ValueError(f"run {int(run[i]) + 1} lists document {docs[doc[i]]!r} twice for query "
-                         f"{queries[query[i]]!r}")
+        raise ValueError(f"run {int(run[i]) + 1} lists document {_str(docs[doc[i]])!r} twice for query "
+                         f"{_str(queries[query[i]])!r}")
     return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), queries, docs, len(runs))
+
+
+def _str(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _ids(values) -> np.ndarray:
     """Ids as a numpy string array: ``S`` (bytes, as TREC files are read) or ``U``."""
     values = np.asarray(values)
     return values if values.dtype.kind in "SU" else values.astype(str)
+
+
+def _query_codes(q) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct names, int64 code per row) from per-row ids or a (names, codes) pair."""
+    if isinstance(q, tuple):
+        names, codes = q
+        return _ids(names), np.asarray(codes, dtype=np.int64)
+    names, codes = np.unique(_ids(q), return_inverse=True)
+    return names, codes.astype(np.int64).reshape(-1)
 
 
 def _concat(parts) -> np.ndarray:
@@ -250,14 +266,14 @@ def fuse_files(sources, method: str = "rrf", normalization: str = "min-max", k: 
     from ..formats.trec import read_run
 
     runs = [read_run(source) for source in sources]
-    triples = [(np.asarray(run.qids, dtype=str)[run.code] if run.n_rows else np.zeros(0, "U1"),
-                run.docno, run.score) for run in runs]
+    triples = [((np.asarray(run.qids, dtype=str).reshape(-1), run.code), run.docno, run.score) for run in runs]
     try:
         return fuse(triples, method, normalization, k, depth)
     except ValueError as exc:
         # the only data error fuse raises: a document listed twice for one query
-        for run, (qid, docno, _) in zip(runs, triples):
-            key = np.char.add(np.char.add(qid.astype(str), "\t"), np.char.decode(docno, "utf-8"))
+        for run in runs:
+            qid = np.asarray(run.qids, dtype=str).reshape(-1)[run.code] if run.n_rows else np.zeros(0, str)
+            key = np.char.add(np.char.add(qid, "\t"), np.char.decode(run.docno, "utf-8"))
             uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
             if (counts > 1).any():
                 dup = uniq[counts > 1][0]
