@@ -271,7 +271,22 @@ def test_cli_errors(tmp_path):
     assert result.exit_code == 1 and "dup.trec:3: document 'a' listed twice for query 'q'" in result.output
     result = run_cli(["-m", "rrf"], input="")
     assert result.exit_code == 2 and "give the run files" in result.output
-    result = run_cli(["-m", "borda", "--output-format", "trec"], input="group\titem\tgold\tpred\n")
-    assert result.exit_code == 2
     result = run_cli(["-m", "rrf", "--run-tag", "two words", *RUNS[:1]])
     assert result.exit_code == 2
+
+
+def test_system_rankings_as_runs_can_be_fused(tmp_path):
+    text = "group\titem\tgold\tpred\tlp\n" + "".join(
+        f"g{g}\t{s}\t{r}\t\t{lp}\n" for g, (lp, order) in enumerate(
+            [("de-en", "ABC"), ("de-en", "ACB"), ("de-en", "BAC"), ("fr-en", "CBA")]) for r, s in enumerate(order, 1))
+    paths = []
+    for method in ("borda", "expected-wins"):
+        result = run_cli(["-m", method, "--by", "lp", "--output-format", "trec"], input=text)
+        assert result.exit_code == 0, result.output
+        paths.append(tmp_path / f"{method}.trec")
+        paths[-1].write_text(result.output)
+    lines = (tmp_path / "borda.trec").read_text().splitlines()
+    assert lines[:3] == ["de-en Q0 A 1 5.0 borda", "de-en Q0 B 2 3.0 borda", "de-en Q0 C 3 1.0 borda"]
+    fused = run_cli(["-m", "rrf", *map(str, paths)])
+    assert fused.exit_code == 0 and fused.output.splitlines()[0].startswith("de-en Q0 A 1 ")
+    assert run_cli(["-m", "borda", "--column", "both", "--output-format", "trec"], input=text).exit_code == 2

@@ -120,7 +120,8 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     Output columns: [BY...] item score rank [lo hi cluster] signature;
     --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
     run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
-    signature (tsv, json).
+    signature (tsv, json); other methods with --output-format trec: each
+    ranking as a run (qid = the --by values or 'all', docno = item).
 
     \b
     Examples:
@@ -133,8 +134,9 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     if is_fusion(method):
         return fuse_and_write(files, output, output_format or "trec", method, normalization, rrf_k, depth,
                               run_tag)
-    if output_format == "trec":
-        raise click.BadParameter("trec output is for the run fusion methods", param_hint="--output-format")
+    if output_format == "trec" and column == "both":
+        raise click.BadParameter("trec output writes one ranking per partition: give --column gold or pred",
+                                 param_hint="--output-format")
     output_format = output_format or "tsv"
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
@@ -181,10 +183,32 @@ def run_and_write(files, input_format, exclude_systems, output, output_format, m
     batches = _common.read_inputs(files, input_format, exclude_systems)
     rankings = compute(batches, method, column, by, higher_better, bootstrap, seed, options)
     with _common.output_stream(output) as out:
+        if output_format == "trec":
+            write_rankings_as_run(out, rankings, method)
+            return
         writer = RecordWriter(out, output_format)
         writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed,
                                          score_name="points" if command == "borda" else "score",
                                          command=command))
+
+
+def write_rankings_as_run(out, rankings, method):
+    """Each ranking as one query of a TREC run: qid = the --by values joined by '/' (or 'all'),
+    docno = item, in ranking order; items without a score are left out. Such runs can be fused."""
+    import numpy as np
+
+    from ..formats.trec_writer import write_run
+
+    for ranking in rankings:
+        keep = ~np.isnan(ranking.scores)
+        items = np.asarray([str(i) for i in ranking.items], dtype=str)[keep]
+        if any(any(ch.isspace() for ch in i) for i in items.tolist()):
+            from ..errors import DataError
+
+            raise DataError("an item id holds white space and cannot be a TREC docno")
+        qid = "/".join(str(k) for k in ranking.key) or "all"
+        write_run(out, np.full(len(items), qid.replace(" ", "_")), items, ranking.ranks[keep],
+                  ranking.scores[keep], method)
 
 
 def compute(batches, method, column, by, higher_better, bootstrap, seed, options):
