@@ -244,7 +244,7 @@ RUNS = [str(FIXTURES / f"run{i}.trec") for i in (1, 2, 3)]
 
 @pytest.mark.parametrize("method,norm", [("rrf", "min-max"), ("combmnz", "z-score"), ("borda-fuse", "min-max")])
 def test_cli_writes_the_fused_trec_run(method, norm):
-    result = run_cli(["-m", method, "--normalization", norm, "--run-tag", "fused", *RUNS])
+    result = run_cli(["--method", method, "--normalization", norm, "--run-tag", "fused", *RUNS])
     assert result.exit_code == 0, result.output
     runs = [{q: dict(rows) for q, rows in read_trec(Path(p)).items()} for p in RUNS]
     expected = fuse([triples(r) for r in runs], method, norm)
@@ -256,7 +256,7 @@ def test_cli_writes_the_fused_trec_run(method, norm):
 
 
 def test_cli_records_and_depth():
-    result = run_cli(["-m", "rrf", "--rrf-k", "10", "--k", "3", "--output-format", "tsv", *RUNS[:2]])
+    result = run_cli(["--method", "rrf", "--rrf-k", "10", "--k", "3", "--output-format", "tsv", *RUNS[:2]])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "query\tdocno\trank\tscore\tsignature"
@@ -267,11 +267,11 @@ def test_cli_records_and_depth():
 def test_cli_errors(tmp_path):
     dup = tmp_path / "dup.trec"
     dup.write_text("q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 a 3 1 t\n")
-    result = run_cli(["-m", "rrf", str(dup)])
+    result = run_cli(["--method", "rrf", str(dup)])
     assert result.exit_code == 1 and "dup.trec:3: document 'a' listed twice for query 'q'" in result.output
-    result = run_cli(["-m", "rrf"], input="")
+    result = run_cli(["--method", "rrf"], input="")
     assert result.exit_code == 2 and "give the run files" in result.output
-    result = run_cli(["-m", "rrf", "--run-tag", "two words", *RUNS[:1]])
+    result = run_cli(["--method", "rrf", "--run-tag", "two words", *RUNS[:1]])
     assert result.exit_code == 2
 
 
@@ -281,12 +281,12 @@ def test_system_rankings_as_runs_can_be_fused(tmp_path):
             [("de-en", "ABC"), ("de-en", "ACB"), ("de-en", "BAC"), ("fr-en", "CBA")]) for r, s in enumerate(order, 1))
     paths = []
     for method in ("borda", "expected-wins"):
-        result = run_cli(["-m", method, "--by", "lp", "--output-format", "trec"], input=text)
+        result = run_cli(["--method", method, "--by", "lp", "--output-format", "trec"], input=text)
         assert result.exit_code == 0, result.output
         paths.append(tmp_path / f"{method}.trec")
         paths[-1].write_text(result.output)
     lines = (tmp_path / "borda.trec").read_text().splitlines()
     assert lines[:3] == ["de-en Q0 A 1 5.0 borda", "de-en Q0 B 2 3.0 borda", "de-en Q0 C 3 1.0 borda"]
-    fused = run_cli(["-m", "rrf", *map(str, paths)])
+    fused = run_cli(["--method", "rrf", *map(str, paths)])
     assert fused.exit_code == 0 and fused.output.splitlines()[0].startswith("de-en Q0 A 1 ")
-    assert run_cli(["-m", "borda", "--column", "both", "--output-format", "trec"], input=text).exit_code == 2
+    assert run_cli(["--method", "borda", "--column", "both", "--output-format", "trec"], input=text).exit_code == 2

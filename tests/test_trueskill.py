@@ -237,7 +237,7 @@ def test_cli_trueskill_runs_are_seeded_and_per_partition():
         for item in rng.choice(["A", "B", "C", "D"], 3, replace=False):
             lines.append(f"{g}\t{item}\t{rng.integers(1, 4)}\t\t{lp}")
     text = "\n".join(lines) + "\n"
-    args = ["aggregate", "-m", "trueskill", "--by", "lp", "--bootstrap", "30", "--seed", "4"]
+    args = ["aggregate", "--method", "trueskill", "--by", "lp", "--bootstrap", "30", "--seed", "4"]
     first = CliRunner().invoke(main, args, input=text)
     assert first.exit_code == 0, first.output
     assert CliRunner().invoke(main, args, input=text).output == first.output
