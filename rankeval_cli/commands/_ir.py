@@ -112,6 +112,16 @@ class RunValues:
         parts = self.parts.get(name, [])
         return np.concatenate(parts) if parts else np.zeros(0)
 
+    def sort(self) -> None:
+        """Queries in trec_eval's order: query ids sorted by their bytes."""
+        import numpy as np
+
+        order = sorted(range(len(self.qids)), key=lambda i: self.qids[i].encode("utf-8"))
+        if order != list(range(len(order))):
+            index = np.array(order, dtype=np.int64)
+            self.qids = [self.qids[i] for i in order]
+            self.parts = {name: [self.values(name)[index]] for name in self.parts}
+
 
 def evaluate(ranking, measures, settings: Settings) -> dict:
     """measure name -> per-query values."""
@@ -143,17 +153,20 @@ def _from_trec(files, qrels_path, measures, settings):
     qrels = trec.read_qrels(qrels_path)
     out, tags = [], []
     for path in files:
-        run = trec.read_run(path)
-        joined = trec.join(run, qrels, depth=settings.depth, all_queries=settings.all_queries)
-        values = RunValues(run.tag)
-        values.source = path
-        values.add(joined.qids, evaluate(ranking_from_joined(joined), measures, settings))
-        values.skipped = joined.skipped_queries
-        if joined.skipped_queries:
-            _common.warn(f"{path}: {joined.skipped_queries} queries without qrels skipped (as trec_eval)")
+        values, tag = RunValues(path), None
+        for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+            if joined is None:  # the run's queries are scattered: it is read again whole
+                values, tag = RunValues(path), None
+                continue
+            tag = tag or run.tag or None
+            values.add(joined.qids, evaluate(ranking_from_joined(joined), measures, settings))
+            values.skipped += joined.skipped_queries
+        values.source, values.label = path, tag or path
+        values.sort()
+        if values.skipped:
+            _common.warn(f"{path}: {values.skipped} queries without qrels skipped (as trec_eval)")
         out.append(values)
-        tags.append(run.tag)
-        del run, joined
+        tags.append(values.label)
     if len(set(tags)) < len(tags):  # two files with one tag: name the runs by file
         for values in out:
             values.label = values.source
@@ -185,6 +198,8 @@ def _from_stream(files, measures, settings, input_format, exclude_systems):
             values = runs.setdefault(label, RunValues(label))
             values.skipped += int((~keep).sum())
             values.add(qids, evaluate(ranking, measures, settings))
+    for values in runs.values():
+        values.sort()
     return list(runs.values())
 
 
@@ -307,3 +322,26 @@ class _Opened(list):
     def __init__(self, batches):
         super().__init__()
         self.batches = batches
+
+
+def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_queries, scores, input_format,
+                   exclude_systems, output, output_format, per_group, ci, bootstrap, seed, gain=None,
+                   rel_max=None):
+    """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
+    batches (already opened) for the command's own path."""
+    from ..measures.ir import parse
+
+    is_ir, batches = route(files, qrels, (), input_format, exclude_systems)
+    if not is_ir:
+        if output_format == "trec":
+            raise click.BadParameter("trec output is for TREC input (--qrels or a 'convert --from trec' stream)",
+                                     param_hint="'--output-format'")
+        if tie_policy == "trec":
+            _common.warn("--tie-policy trec: tied items ordered by item id, descending")
+        return batches
+    settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
+                        gain=gain, rel_max=rel_max, higher_better=scores)
+    run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,
+           output=output, output_format=output_format, per_group=per_group, settings=settings,
+           input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
+    return None

@@ -94,7 +94,7 @@ def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
 
 def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems, output, output_format,
                      per_group, tie_policy, relevance, missing_pred, scores, settings: dict, ci=None,
-                     bootstrap=None, seed=None, **kernel_options):
+                     bootstrap=None, seed=None, batches=None, **kernel_options):
     """Read, prepare, compute ``kernel`` per batch, stream per-group rows, write the mean summary.
 
     With ``--ci`` (or ``--bootstrap``) every group's value is kept for a percentile
@@ -109,7 +109,9 @@ def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems,
     kept = [] if resampling else None
     summary = MeanSummary(name)
     options = prepare_options(tie_policy, relevance, missing_pred)
-    batches = oriented(_common.read_inputs(files, input_format, exclude_systems), scores, relevance)
+    if batches is None:
+        batches = _common.read_inputs(files, input_format, exclude_systems)
+    batches = oriented(batches, scores, relevance)
     with _common.output_stream(output) as out:
         rows_out = RecordWriter(out, output_format) if per_group else None
         for batch in batches:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _position
+from . import _ci, _common, _ir, _position
 
 
 @click.command(name="err")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_position.position_options
+@_ir.ir_options
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
               help="Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
@@ -20,13 +21,16 @@ from . import _ci, _common, _position
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, rel_max, ci, bootstrap, seed):
+            missing_pred, per_group, qrels, rel_level, depth, all_queries, k, rel_max, ci, bootstrap, seed):
     """ERR@k of the predicted order, averaged over groups.
 
     ERR@k = sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), with
     R = (2^rel - 1) / 2^rel_max, computed in one pass (never by enumeration).
     --tie-policy expected is the exact mean over random orders of each tied
     block (elementary symmetric polynomials, O(m^2) per block of m items).
+
+    With --qrels FILE the FILES are TREC runs: ERR@k as gdeval (TREC Web
+    track) computes it, grades on the scale 0-4, one summary per run.
 
     --ci LEVEL adds a percentile bootstrap interval over groups (ci_low,
     ci_high) of the mean; see 'rankeval compare' for paired tests.
@@ -40,9 +44,15 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     from ..measures.err import err_values, format_rel_max, parse_rel_max
 
     parsed = parse_rel_max(rel_max, relevance)
+    batches = _ir.single_measure(
+        "ERR" if k is None else f"ERR@{k}", files=files, qrels=qrels, tie_policy=tie_policy,
+        rel_level=rel_level, depth=depth, all_queries=all_queries, scores=scores, input_format=input_format, exclude_systems=exclude_systems,
+        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
+        seed=seed, rel_max=rel_max)
+    if batches is None:
+        return
     _position.run_mean_measure(
         "err", err_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
         relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
-        seed=seed,
-        settings=dict(k=k, rel_max=format_rel_max(*parsed)), k=k, rel_max=parsed)
+        seed=seed, batches=batches, settings=dict(k=k, rel_max=format_rel_max(*parsed)), k=k, rel_max=parsed)

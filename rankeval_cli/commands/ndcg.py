@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _position
+from . import _ci, _common, _ir, _position
 
 
 @click.command(name="ndcg")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_position.position_options
+@_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default="exp", show_default=True,
-              help="exp: 2^rel - 1 (seed 000 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx).")
+@click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
+              help="exp: 2^rel - 1 (seed 000 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
+                   "[default: exp; linear with TREC input].")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, k, gain, ci, bootstrap, seed):
+            missing_pred, per_group, qrels, rel_level, depth, all_queries, k, gain, ci, bootstrap, seed):
     """NDCG@k of the predicted order, averaged over groups.
 
     DCG@k = sum over predicted positions i <= k of gain(rel_i) / log2(i + 1);
@@ -26,6 +28,10 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     A group whose IDCG is 0 (all grades 0) is undefined (nan, counted), not 1.
     --tie-policy expected gives tied items the mean discount of their positions
     (McSherry & Najork 2008; sklearn's ndcg_score).
+
+    With --qrels FILE the FILES are TREC runs: trec_eval's ndcg / ndcg_cut_k
+    (linear gain, unretrieved judged documents in the ideal ranking), one
+    summary per run.
 
     --ci LEVEL adds a percentile bootstrap interval over groups (ci_low,
     ci_high) of the mean; see 'rankeval compare' for paired tests.
@@ -38,9 +44,17 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.dcg import ndcg_values
 
+    batches = _ir.single_measure(
+        "nDCG" if k is None else f"nDCG@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
+        all_queries=all_queries, scores=scores, input_format=input_format, exclude_systems=exclude_systems,
+        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
+        seed=seed, gain=gain)
+    if batches is None:
+        return
+    gain = gain or "exp"
     _position.run_mean_measure(
         "ndcg", ndcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
         relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
-        seed=seed, settings=dict(k=k, gain=gain),
+        seed=seed, batches=batches, settings=dict(k=k, gain=gain),
         k=k, gain=gain)

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _position
+from . import _ci, _common, _ir, _position
 
 
 @click.command(name="rankdcg")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_position.position_options
+@_ir.ir_options
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, ci, bootstrap, seed):
+            missing_pred, per_group, qrels, rel_level, depth, all_queries, ci, bootstrap, seed):
     """rankDCG of the predicted order, averaged over groups.
 
     rel' = dense rank of the gold value from the bottom (1 .. K distinct values);
@@ -26,6 +27,9 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     --ci LEVEL adds a percentile bootstrap interval over groups (ci_low,
     ci_high) of the mean; see 'rankeval compare' for paired tests.
 
+    With --qrels FILE the FILES are TREC runs: rankDCG of each ranking by the
+    qrels grades (unjudged = 0), one summary per run.
+
     \b
     Examples:
       rankeval rankdcg --tie-policy expected judgments.tsv
@@ -33,8 +37,15 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.rankdcg import rankdcg_values
 
+    batches = _ir.single_measure(
+        "rankDCG", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
+        all_queries=all_queries, scores=scores, input_format=input_format, exclude_systems=exclude_systems,
+        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
+        seed=seed)
+    if batches is None:
+        return
     _position.run_mean_measure(
         "rankdcg", rankdcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
         relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
-        seed=seed, settings={})
+        seed=seed, batches=batches, settings={})

@@ -68,8 +68,10 @@ class Run:
     def n_rows(self) -> int:
         return len(self.code)
 
+    first_row: int = 0  # rows of the file before this part (a part of a streamed run)
+
     def line_of(self, row: int) -> int:
-        return int(row) + 1 + int(np.searchsorted(self.blank_before, row, side="right"))
+        return self.first_row + int(row) + 1 + int(np.searchsorted(self.blank_before, row, side="right"))
 
 
 @dataclass
@@ -115,9 +117,10 @@ def _fields(block: bytes, first_line: int, width: int, name: str, what: str):
 
 def _plain_fields(block: bytes, buf: np.ndarray, width: int):
     """The common layout, fast: single spaces between fields, every line ending in a
-    newline, no tab, CR or other control byte. Returns (starts, ends) or None."""
-    if not block.endswith(b"\n") or b"\t" in block or b"\r" in block or b"  " in block \
-            or b"\n " in block or block.startswith(b" ") or b" \n" in block or b"\n\n" in block:
+    newline. Any other byte up to 32 (a tab, CR, a second space, a blank line) shifts the
+    separators out of their (line, field) places, which the check of their kinds sees.
+    Returns (starts, ends) or None."""
+    if not block.endswith(b"\n"):
         return None
     seps = np.flatnonzero(buf <= 32)
     if len(seps) % width:
@@ -130,15 +133,23 @@ def _plain_fields(block: bytes, buf: np.ndarray, width: int):
     starts[0, 0] = 0
     starts[1:, 0] = ends[:-1, -1] + 1
     starts[:, 1:] = ends[:, :-1] + 1
+    if (starts == ends).any():  # an empty field: a line starting with a space, say
+        return None
     return starts, ends
+
+
+#: zero bytes after a block, so that ids up to this long gather without a copy of the block
+_PAD = 256
 
 
 def _gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Fields ``buf[start:end]`` as a zero-padded fixed-width bytes array (``S`` dtype,
-    width a multiple of 8), gathered as masked 64-bit words without Python objects."""
+    width a multiple of 8), gathered as masked 64-bit words without Python objects.
+    ``buf`` may end with padding (see :func:`_padded`); it is added when too short."""
     length = end - start
     words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
-    padded = np.concatenate((buf, np.zeros(8 * words + 8, dtype=np.uint8)))
+    need = int(start.max()) + 8 * words + 8 if len(start) else 8
+    padded = buf if len(buf) >= need else np.concatenate((buf, np.zeros(need - len(buf), dtype=np.uint8)))
     unaligned = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     out = np.empty((len(start), words), dtype="<u8")
     for j in range(words):
@@ -198,51 +209,162 @@ def _decode_ids(fixed: np.ndarray, name: str, lines) -> list:
 
 # ---- runs ----------------------------------------------------------------------------------
 
-def read_run(source, block_bytes: int | None = None) -> Run:
-    """Read a whole run file into a :class:`Run` (about 8 bytes per row plus the docno width)."""
+class _Codes:
+    """Query ids -> codes in order of first appearance (shared by the blocks of one run)."""
+
+    def __init__(self):
+        self.codes: dict[bytes, int] = {}
+        self.qids: list = []
+
+    def of(self, qid: np.ndarray, lines, name: str) -> np.ndarray:
+        n = len(qid)
+        change = np.ones(n, dtype=bool)
+        change[1:] = qid[1:] != qid[:-1]
+        heads = np.flatnonzero(change)
+        seg_codes = np.empty(len(heads), dtype=np.int32)
+        for i, value in enumerate(qid[heads].tolist()):
+            code = self.codes.get(value)
+            if code is None:
+                code = self.codes[value] = len(self.qids)
+                self.qids.append(_decode_ids(np.array([value]), name, [lines[heads[i]]])[0])
+            seg_codes[i] = code
+        return np.repeat(seg_codes, np.diff(np.append(heads, n)))
+
+
+def _run_blocks(source, block_bytes: int | None = None):
+    """Yield ``(tag, codes, code, docno, score, first_row, blank_before)`` per block of lines
+    (``codes`` is the shared :class:`_Codes`)."""
     name = source_name(source)
-    codes: dict[bytes, int] = {}
-    qids: list = []
-    parts_code, parts_docno, parts_score, blank_before = [], [], [], []
-    tag = None
-    rows = 0
+    codes = _Codes()
+    tag, rows = None, 0
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
             buf, starts, ends, lines = _fields(block, first_line, 6, name, RUN_FIELDS)
             n = len(lines)
+            blank = []
             if n == 0:
-                blank_before.extend([rows] * block.count(b"\n"))
-                continue
-            expected = first_line + np.arange(n)
-            if lines[-1] != expected[-1]:  # blank lines: remember where
+                blank = [rows] * block.count(b"\n")
+            elif lines[-1] != first_line + n - 1:  # blank lines: remember where
                 gaps = np.diff(np.concatenate(([first_line - 1], lines))) - 1
-                blank_before.extend(np.repeat(rows + np.arange(n), gaps).tolist())
+                blank = np.repeat(rows + np.arange(n), gaps).tolist()
+            if n == 0:
+                yield tag, codes, None, None, None, rows, blank
+                continue
             if tag is None:
                 tag = _text(buf, starts[0, 5], ends[0, 5])
-            qid = _gather(buf, starts[:, 0], ends[:, 0])
-            change = np.ones(n, dtype=bool)
-            change[1:] = qid[1:] != qid[:-1]
-            heads = np.flatnonzero(change)
-            seg_codes = np.empty(len(heads), dtype=np.int32)
-            for i, value in enumerate(qid[heads].tolist()):
-                code = codes.get(value)
-                if code is None:
-                    code = codes[value] = len(qids)
-                    qids.append(_decode_ids(np.array([value]), name, [lines[heads[i]]])[0])
-                seg_codes[i] = code
-            parts_code.append(np.repeat(seg_codes, np.diff(np.append(heads, n))))
-            parts_docno.append(_gather(buf, starts[:, 2], ends[:, 2]))
-            parts_score.append(_numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name))
+            padded = np.concatenate((buf, np.zeros(_PAD, dtype=np.uint8)))
+            code = codes.of(_gather(padded, starts[:, 0], ends[:, 0]), lines, name)
+            docno = _gather(padded, starts[:, 2], ends[:, 2])
+            score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
+            yield tag, codes, code, docno, score, rows, blank
             rows += n
+
+
+def read_run(source, block_bytes: int | None = None) -> Run:
+    """Read a whole run file into a :class:`Run` (about 12 bytes per row plus the docno width)."""
+    name = source_name(source)
+    parts_code, parts_docno, parts_score, blank_before = [], [], [], []
+    tag, codes = None, _Codes()
+    for tag, codes, code, docno, score, _, blank in _run_blocks(source, block_bytes):
+        blank_before.extend(blank)
+        if code is not None:
+            parts_code.append(code)
+            parts_docno.append(docno)
+            parts_score.append(score)
     width = max((p.dtype.itemsize for p in parts_docno), default=8)
     return Run(
-        source=name, tag=tag or name, qids=qids,
+        source=name, tag=tag or name, qids=codes.qids,
         code=np.concatenate(parts_code) if parts_code else np.zeros(0, np.int32),
         docno=np.concatenate([p.astype(f"S{width}") for p in parts_docno]) if parts_docno else
         np.zeros(0, "S8"),
         score=np.concatenate(parts_score) if parts_score else np.zeros(0),
         blank_before=np.asarray(blank_before, dtype=np.int64),
     )
+
+
+class _Scattered(Exception):
+    """A query's lines are not contiguous: the run must be read whole."""
+
+
+def stream_join(source, qrels: "Qrels", *, depth: int | None = None, all_queries: bool = False,
+                block_bytes: int | None = None):
+    """Yield ``(joined, run_part)`` for consecutive sets of whole queries of a run file,
+    joined with ``qrels``; memory holds one block of lines, not the run. A run whose
+    queries are not contiguous (a query's lines after another query's) is read whole
+    instead (from a file; from stdin it is an error): ``(None, None)`` then tells the
+    consumer to discard the parts before. With ``all_queries`` the qrels' queries the run
+    lacks come last, with empty rankings."""
+    name = source_name(source)
+    q_index = {q: i for i, q in enumerate(qrels.qids)}
+    seen_q = np.zeros(len(qrels.qids), dtype=bool)
+    try:
+        for joined, part in _stream_join(source, qrels, q_index, seen_q, depth, block_bytes):
+            yield joined, part
+    except _Scattered:
+        if source in (None, "-") or not isinstance(source, str):
+            raise DataError("a query's lines come after another query's; runs on stdin must keep each "
+                            "query's lines together (give the file instead)", name) from None
+        yield None, None  # discard what came before: the whole run follows
+        run = read_run(source, block_bytes)
+        joined = join(run, qrels, depth=depth)
+        seen_q[:] = False
+        seen_q[[q_index[q] for q in joined.qids]] = True
+        yield joined, run
+    if all_queries and not seen_q.all():
+        missing = np.flatnonzero(~seen_q)
+        empty = Run(name, "", [], np.zeros(0, np.int32), np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64))
+        yield join(empty, qrels, queries=missing.tolist()), empty
+
+
+def _stream_join(source, qrels, q_index, seen_q, depth, block_bytes):
+    name = source_name(source)
+    run_to_q = np.zeros(0, dtype=np.int64)
+    closed = 0  # codes below this belong to finished queries
+    carry = None
+    blanks: list = []
+    tag = None
+    for tag, codes, code, docno, score, first_row, blank in _run_blocks(source, block_bytes):
+        blanks.extend(blank)
+        if code is None:
+            continue
+        if carry is not None:
+            code = np.concatenate((carry[0], code))
+            width = max(carry[1].dtype.itemsize, docno.dtype.itemsize)
+            docno = np.concatenate((carry[1].astype(f"S{width}"), docno.astype(f"S{width}")))
+            score = np.concatenate((carry[2], score))
+            first_row = carry[3]
+        last = int(np.flatnonzero(np.r_[True, code[1:] != code[:-1]])[-1])
+        carry = (code[last:], docno[last:], score[last:], first_row + last)
+        if last:
+            closed = yield from _join_part(name, tag, codes, code[:last], docno[:last], score[:last], first_row,
+                                           blanks, qrels, q_index, seen_q, depth, closed, run_to_q)
+            run_to_q = _extend_map(run_to_q, codes, q_index)
+    if carry is not None:
+        yield from _join_part(name, tag, codes, *carry[:3], carry[3], blanks, qrels, q_index, seen_q, depth,
+                              closed, run_to_q)
+
+
+def _extend_map(run_to_q, codes, q_index):
+    if len(run_to_q) < len(codes.qids):
+        extra = np.array([q_index.get(q, -1) for q in codes.qids[len(run_to_q):]], dtype=np.int64)
+        run_to_q = np.concatenate((run_to_q, extra))
+    return run_to_q
+
+
+def _join_part(name, tag, codes, code, docno, score, first_row, blanks, qrels, q_index, seen_q, depth, closed,
+               run_to_q):
+    """Join the whole queries of one part; returns the new count of closed codes."""
+    if code[0] < closed or (len(code) > 1 and (code[1:] < code[:-1]).any()):
+        raise _Scattered()
+    run_to_q = _extend_map(run_to_q, codes, q_index)
+    part = Run(name, tag or name, codes.qids, code, docno, score,
+               np.asarray(blanks, dtype=np.int64) - first_row)
+    joined = join(part, qrels, depth=depth, run_to_q=run_to_q)
+    for q in joined.qids:
+        seen_q[q_index[q]] = True
+    part.first_row = first_row
+    yield joined, part
+    return int(code[-1]) + 1
 
 
 # ---- qrels ---------------------------------------------------------------------------------
@@ -368,13 +490,21 @@ def trec_order(run: Run, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndar
     return rows, block
 
 
-def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool = False) -> Joined:
-    """Join a run with qrels by trec_eval's rules (module docstring)."""
-    q_index = {q: i for i, q in enumerate(qrels.qids)}
-    run_to_q = np.array([q_index.get(q, -1) for q in run.qids], dtype=np.int64)
-    in_qrels = run_to_q >= 0
-    skipped = int((~in_qrels).sum())
-    q_list = list(range(len(qrels.qids))) if all_queries else sorted(run_to_q[in_qrels].tolist())
+def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool = False,
+         run_to_q: np.ndarray | None = None, queries: list | None = None) -> Joined:
+    """Join a run with qrels by trec_eval's rules (module docstring). ``run_to_q`` (the
+    qrels index of every run query code, −1 without qrels) may be given when known;
+    ``queries`` (qrels indexes) replaces the evaluated queries."""
+    if run_to_q is None:
+        q_index = {q: i for i, q in enumerate(qrels.qids)}
+        run_to_q = np.array([q_index.get(q, -1) for q in run.qids], dtype=np.int64)
+    q_of_code = run_to_q[run.code] if run.n_rows else np.zeros(0, np.int64)
+    present = _distinct_sorted(run.code) if run.n_rows else np.zeros(0, np.int64)
+    skipped = int((run_to_q[present] < 0).sum())
+    q_list = list(range(len(qrels.qids))) if all_queries else \
+        np.unique(run_to_q[present][run_to_q[present] >= 0]).tolist()
+    if queries is not None:
+        q_list = list(queries)
     # rows of every evaluated query, grouped in qrels (byte) order of the qids
     q_of_code = run_to_q[run.code] if run.n_rows else np.zeros(0, np.int64)
     keep = q_of_code >= 0
@@ -408,13 +538,12 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     r_slot = np.repeat(np.arange(len(q_list)), sizes)
     r_words = docno_words(run.docno[rows].astype(f"S{width}"))
     r_hash = _hash(r_slot, r_words)
-    h_order = np.argsort(q_hash, kind="stable")
-    sorted_hash = q_hash[h_order]
-    at = np.minimum(np.searchsorted(sorted_hash, r_hash), max(len(sorted_hash) - 1, 0))
-    if len(sorted_hash):
-        cand = h_order[at]
-        found = (sorted_hash[at] == r_hash) & (q_slot[cand] == r_slot) & (q_words[cand] == r_words).all(axis=1)
-        if (sorted_hash[1:] == sorted_hash[:-1]).any():  # a hash collision inside the qrels: exact fallback
+    if len(q_hash):
+        cand = HashIndex(q_hash).find(r_hash)
+        found = cand >= 0
+        cand = np.maximum(cand, 0)
+        found &= (q_slot[cand] == r_slot) & (q_words[cand] == r_words).all(axis=1)
+        if len(np.unique(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
             found, cand = _exact_lookup(q_slot, q_words, r_slot, r_words)
     else:
         found, cand = np.zeros(len(rows), bool), np.zeros(len(rows), np.int64)
@@ -435,6 +564,50 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag)
 
 
+def _distinct_sorted(code: np.ndarray) -> np.ndarray:
+    """Distinct query codes: one per run of equal codes when they are grouped, else np.unique."""
+    heads = code[np.r_[True, code[1:] != code[:-1]]]
+    return heads if len(heads) < 2 or (heads[1:] > heads[:-1]).all() else np.unique(code)
+
+
+class HashIndex:
+    """An open-addressing table (linear probing, load ≤ 1/4) of 64-bit keys, built and
+    probed with whole-array steps: ``find`` gives each key's position in the input, or −1.
+    A slot is filled only once and never emptied, so a key sits after an unbroken run of
+    filled slots from its home slot, and a probe may stop at the first empty one."""
+
+    def __init__(self, keys: np.ndarray):
+        size = 1 << max(4, int(len(keys) * 4 - 1).bit_length())
+        self.mask = np.uint64(size - 1)
+        self.keys = np.zeros(size, dtype=np.uint64)
+        self.index = np.full(size, -1, dtype=np.int64)
+        pending = np.arange(len(keys), dtype=np.int64)
+        slot = keys & self.mask
+        while len(pending):
+            at = slot[pending]
+            free = self.index[at] < 0
+            first = np.zeros(len(pending), dtype=bool)
+            if free.any():
+                _, winners = np.unique(at[free], return_index=True)
+                first[np.flatnonzero(free)[winners]] = True
+            self.index[at[first]] = pending[first]
+            self.keys[at[first]] = keys[pending[first]]
+            pending = pending[~first]
+            slot[pending] = (slot[pending] + np.uint64(1)) & self.mask
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        out = np.full(len(keys), -1, dtype=np.int64)
+        active = np.arange(len(keys), dtype=np.int64)
+        slot = keys & self.mask
+        while len(active):
+            index = self.index[slot]
+            hit = (index >= 0) & (self.keys[slot] == keys[active])
+            out[active[hit]] = index[hit]
+            more = (index >= 0) & ~hit
+            active, slot = active[more], (slot[more] + np.uint64(1)) & self.mask
+        return out
+
+
 def _exact_lookup(q_slot, q_words, r_slot, r_words):
     """(found, qrels row) by a lexicographic sort of the keys themselves (slow, exact)."""
     keys_q = [q_words[:, j] for j in range(q_words.shape[1] - 1, -1, -1)] + [q_slot]
@@ -451,11 +624,12 @@ def _check_duplicates(run: Run, rows: np.ndarray, key: np.ndarray) -> None:
         return
     words = docno_words(run.docno[rows])
     h = _hash(key, words)
+    hs = np.sort(h)
+    if not (hs[1:] == hs[:-1]).any():
+        return
     order = np.argsort(h, kind="stable")
     hs = h[order]
     dup = np.flatnonzero(hs[1:] == hs[:-1])
-    if len(dup) == 0:
-        return
     a, b = rows[order[dup]], rows[order[dup + 1]]
     real = (run.code[a] == run.code[b]) & (run.docno[a] == run.docno[b])
     if real.any():
@@ -538,6 +712,10 @@ def read_trec(source, qrels=None, depth: int | None = None, all_queries: bool = 
         raise DataError("--from trec needs --qrels FILE (the judgments to join the run with)",
                         source_name(source))
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    run = read_run(source)
-    joined = join(run, q, depth=depth, all_queries=all_queries)
-    yield joined_batches(joined, run, q, run_column=run.tag, group_prefix=f"{run.tag}:" if prefix_groups else "")
+    tag = None
+    for joined, run in stream_join(source, q, depth=depth, all_queries=all_queries):
+        if joined is None:
+            raise DataError("a query's lines come after another query's; sort the run by query first "
+                            "(sort -s -k1,1)", source_name(source))
+        tag = tag or run.tag
+        yield joined_batches(joined, run, q, run_column=tag, group_prefix=f"{tag}:" if prefix_groups else "")

@@ -24,13 +24,16 @@ follow trec_eval 9/10's ``m_*.c`` files (Buckley & Voorhees 2005 for the definit
 - ERR@k = Σ_{i≤k} (R_i / i) Π_{j<i} (1 − R_j), R = (2^g − 1)/2^g_max with g_max = 4
   (Chapelle et al. 2009 eq. 4; gdeval, the TREC Web track script);
 - Judged@k = judged documents among the first min(k, n) / min(k, n) (ir_measures);
-- num_ret = n, num_rel = R, num_rel_ret = Σ r_i; summed, not averaged, over queries.
+- num_ret = n, num_rel = R, num_rel_ret = Σ r_i; summed, not averaged, over queries;
+- rankDCG (Katerenchuk & Rosenberg 2016; :mod:`.rankdcg`) of the retrieved documents by
+  grade, unjudged = 0 (not a trec_eval measure; 0 when all grades are equal).
 
 A query without a relevant document gets 0 (never "undefined"), as in trec_eval.
 
 Tie policies: ``trec`` (trec_eval's order, score descending then docno descending,
 the default for TREC input) orders everything before this module; ``pessimistic`` /
-``optimistic`` order each block of equal scores by relevance value, lowest / highest first;
+``optimistic`` order each block of equal scores by relevance value, lowest / highest first
+(a document outside the qrels below one with a negative grade, for Judged@k);
 ``expected`` is the exact expectation over uniformly random orders of every tied block
 (McSherry & Najork 2008) for P, R, Success, AP, RR, R-prec, nDCG, ERR and Judged
 (per-measure formulas in the functions below); bpref has none.
@@ -52,12 +55,12 @@ NONPOOL, UNJUDGED = -1, -2
 # ---- the registry -------------------------------------------------------------------------
 
 KINDS = ("ap", "p", "recall", "ndcg", "rr", "rprec", "bpref", "success", "err", "judged", "num_ret",
-         "num_rel", "num_rel_ret")
+         "num_rel", "num_rel_ret", "rankdcg")
 #: kinds whose summary is the sum over queries (trec_eval), not the mean
 SUMMED = ("num_ret", "num_rel", "num_rel_ret")
 #: kinds with an exact expected value over tied blocks
 EXPECTED = ("ap", "p", "recall", "ndcg", "rr", "rprec", "success", "err", "judged", "num_ret", "num_rel",
-            "num_rel_ret")
+            "num_rel_ret", "rankdcg")
 
 _K = r"([1-9][0-9]*)"
 _PATTERNS = [  # (regex, kind, cut-off group or None): trec_eval names, then ir_measures names
@@ -67,15 +70,15 @@ _PATTERNS = [  # (regex, kind, cut-off group or None): trec_eval names, then ir_
     (r"num_ret", "num_ret", None), (r"num_rel", "num_rel", None), (r"num_rel_ret", "num_rel_ret", None),
     (r"AP", "ap", None), (rf"AP@{_K}", "ap", 1), (rf"P@{_K}", "p", 1), (rf"R@{_K}", "recall", 1),
     (r"nDCG", "ndcg", None), (rf"nDCG@{_K}", "ndcg", 1), (r"RR", "rr", None), (rf"RR@{_K}", "rr", 1),
-    (r"Bpref", "bpref", None), (rf"Success@{_K}", "success", 1), (rf"ERR@{_K}", "err", 1),
+    (r"Bpref", "bpref", None), (rf"Success@{_K}", "success", 1), (rf"ERR@{_K}", "err", 1), (r"ERR", "err", None),
     (rf"Judged@{_K}", "judged", 1), (r"NumRet", "num_ret", None), (r"NumRel", "num_rel", None),
-    (r"NumRelRet", "num_rel_ret", None),
+    (r"NumRelRet", "num_rel_ret", None), (r"rankDCG", "rankdcg", None),
 ]
 _COMPILED = [(re.compile(p), kind, g) for p, kind, g in _PATTERNS]
 #: every IR name, for help texts and completion
 NAMES = ("map", "map_cut_K", "P_K", "recall_K", "ndcg", "ndcg_cut_K", "recip_rank", "Rprec", "bpref",
          "success_K", "num_ret", "num_rel", "num_rel_ret", "AP", "AP@K", "P@K", "R@K", "nDCG", "nDCG@K", "RR",
-         "RR@K", "Bpref", "Success@K", "ERR@K", "Judged@K", "NumRet", "NumRel", "NumRelRet")
+         "RR@K", "Bpref", "Success@K", "ERR@K", "Judged@K", "NumRet", "NumRel", "NumRelRet", "rankDCG")
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,8 @@ def prepared(ranking: Ranking, tie_policy: str, rel_level: int) -> Prepared:
     group = np.repeat(np.arange(q, dtype=np.int64), np.diff(offsets))
     block = np.asarray(ranking.tie_block, dtype=np.int64)
     if tie_policy in ("pessimistic", "optimistic") and len(rel):
-        order = np.lexsort((rel if tie_policy == "pessimistic" else -rel, block))
+        key = np.where(rel == UNJUDGED, -0.5, rel)  # unjudged < negative grade < 0 < 1 ...: worst first
+        order = np.lexsort((key if tie_policy == "pessimistic" else -key, block))
         rel, block = rel[order], block[order]
     pos = np.arange(len(rel), dtype=np.int64) - offsets[group] + 1
     if tie_policy == "expected" and len(rel):
@@ -241,7 +245,7 @@ class Evaluator:
         relevant = p.relevant.astype(np.float64)
         cum = np.cumsum(relevant)
         before = cum - relevant
-        base = before[p.offsets[:-1]][p.group] if len(relevant) else before
+        base = before[np.minimum(p.offsets[:-1], len(before) - 1)][p.group] if len(relevant) else before
         before_in_group = before - base
         if self.expected:  # see measures.simple.ap_values: E[# relevant up to i | i relevant]
             offset = p.pos - p.block_first
@@ -299,11 +303,23 @@ class Evaluator:
         shown = np.minimum(self.n, k) if k is not None else self.n.copy()
         return np.divide(self._sum(judged * self._in_top(k)), shown, out=np.zeros_like(shown), where=shown > 0)
 
+    def _rankdcg(self, _k):
+        """rankDCG (Katerenchuk & Rosenberg 2016) of the retrieved documents by their grades
+        (unjudged and negative = 0); 0 when they all share one grade."""
+        import dataclasses
+
+        from ..ranks import normalize_ranks
+        from .rankdcg import rankdcg_values
+
+        p = self.prep
+        gold_rank = normalize_ranks(p.rel, p.offsets, "ceiling", higher_better=True)
+        return np.nan_to_num(rankdcg_values(dataclasses.replace(p, gold_rank=gold_rank)), nan=0.0)
+
     def _bpref(self, _k):
         p = self.prep
         nonrel = ((p.gold >= 0) & (p.gold < self.rel_level)).astype(np.float64)
         cum = np.cumsum(nonrel) - nonrel
-        base = cum[p.offsets[:-1]][p.group] if len(nonrel) else cum
+        base = cum[np.minimum(p.offsets[:-1], len(cum) - 1)][p.group] if len(nonrel) else cum
         above = cum - base
         R, N = self.R[p.group], self.N[p.group]
         denom = np.minimum(N, R)

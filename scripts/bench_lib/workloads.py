@@ -148,3 +148,122 @@ def tiny(folder: Path) -> Workload:
     rows = "".join(f"g{g}\tsys{j}\t{j}\t{(j + g) % 3 + 1}\n" for g in range(3) for j in range(1, 4))
     _ensure(path, lambda: [rows])
     return Workload("tiny", path, 3, 3)
+
+
+# W5: MS MARCO scale, TREC files ---------------------------------------------------------------
+
+W5_DOCS = 1000
+W5_CORPUS = 8_841_823  # MS MARCO passages: docnos 0..8841822
+
+
+def _w5_queries(n_queries: int, start: int, count: int):
+    """(qids, docnos (count × 1000), scores, relevant docnos per query) of a chunk."""
+    rng = np.random.default_rng([SEED, 5, start])
+    qids = 1_000_000 + (np.arange(start, start + count) * 7919) % 9_000_000
+    # distinct docnos within a query: a random start plus strides of 7901 and a jitter below 7900
+    first = rng.integers(0, W5_CORPUS, size=(count, 1))
+    docs = (first + np.arange(W5_DOCS)[None, :] * 7901 + rng.integers(0, 7900, size=(count, W5_DOCS))) % W5_CORPUS
+    docs = np.take_along_axis(docs, np.argsort(rng.random((count, W5_DOCS)), axis=1), axis=1)
+    scores = np.round(np.sort(rng.gamma(9.0, 1.6, size=(count, W5_DOCS)), axis=1)[:, ::-1] + 3.0, 4)
+    tie = rng.random((count, W5_DOCS)) < 0.05  # 5% of the rows copy the score above them
+    tie[:, 0] = False
+    idx = np.where(tie, 0, np.arange(W5_DOCS)[None, :])
+    np.maximum.accumulate(idx, axis=1, out=idx)
+    scores = np.take_along_axis(scores, idx, axis=1)
+    return rng, qids, docs, scores
+
+
+def _w5_run_text(n_queries: int):
+    for start, count in _chunks_of(n_queries, 500):
+        _, qids, docs, scores = _w5_queries(n_queries, start, count)
+        lines = []
+        for q, row_d, row_s in zip(qids.tolist(), docs.tolist(), scores.tolist()):
+            lines.append("".join(f"{q} Q0 {d} {r} {s:.4f} bm25\n" for r, (d, s) in enumerate(zip(row_d, row_s), 1)))
+        yield "".join(lines)
+
+
+def _w5_qrels_text(n_queries: int, graded: bool):
+    """Sparse binary qrels (about 1.1 relevant passages per query, most retrieved, rank skewed
+    to the top) or a graded variant (grades 0-3 on 40 judged passages per query)."""
+    for start, count in _chunks_of(n_queries, 500):
+        rng, qids, docs, _ = _w5_queries(n_queries, start, count)
+        rng = np.random.default_rng([SEED, 6, start])
+        lines = []
+        for i, q in enumerate(qids.tolist()):
+            n_judged = 40 if graded else 1 + int(rng.random() < 0.1)
+            picks = np.minimum(rng.geometric(0.02, size=n_judged) - 1, W5_DOCS - 1)
+            picks = np.unique(picks)
+            chosen = [int(docs[i, p]) if rng.random() < 0.85 else int(rng.integers(W5_CORPUS)) for p in picks]
+            chosen = list(dict.fromkeys(chosen))
+            for d in chosen:
+                grade = int(rng.choice(4, p=(0.5, 0.25, 0.15, 0.1))) if graded else 1
+                lines.append(f"{q} 0 {d} {grade}\n")
+        yield "".join(lines)
+
+
+def _chunks_of(total: int, size: int):
+    for start in range(0, total, size):
+        yield start, min(size, total - start)
+
+
+def _write_plain(path: Path, chunks) -> Path:
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="ascii", newline="\n") as out:
+        for text in chunks:
+            out.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+@dataclass(frozen=True)
+class TrecWorkload:
+    run: Path
+    qrels: Path
+    qrels_graded: Path
+    run_tie_free: Path
+    queries: int
+
+
+def w5(folder: Path, n_queries: int) -> TrecWorkload:
+    """MS MARCO-sized TREC files: a run of n × 1000 passages (5% of the scores tied with
+    the one above), sparse binary qrels, graded qrels, and a tie-free copy of the run
+    (scores made distinct in trec_eval's order: for the peers that break ties otherwise)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run = folder / f"w5-{n_queries}-v{VERSION}.run"
+    if not run.exists():
+        _write_plain(run, _w5_run_text(n_queries))
+    qrels = folder / f"w5-{n_queries}-v{VERSION}.qrels"
+    if not qrels.exists():
+        _write_plain(qrels, _w5_qrels_text(n_queries, graded=False))
+    graded = folder / f"w5-{n_queries}-v{VERSION}.graded.qrels"
+    if not graded.exists():
+        _write_plain(graded, _w5_qrels_text(n_queries, graded=True))
+    tie_free = folder / f"w5-{n_queries}-v{VERSION}.tiefree.run"
+    if not tie_free.exists():
+        _write_plain(tie_free, _w5_tie_free(run))
+    return TrecWorkload(run, qrels, graded, tie_free, n_queries)
+
+
+def _w5_tie_free(run: Path):
+    """The run in trec_eval's order with score = 1000 − position (distinct within a query)."""
+    current, rows = None, []
+
+    def flush():
+        rows.sort(key=lambda r: (-float(r[4]), tuple(-b for b in r[2].encode()), -len(r[2])))
+        return "".join(f"{r[0]} Q0 {r[2]} {i} {1000 - i} bm25\n" for i, r in enumerate(rows, 1))
+
+    out = []
+    with open(run, encoding="ascii") as stream:
+        for line in stream:
+            fields = line.split()
+            if fields[0] != current and rows:
+                out.append(flush())
+                rows = []
+                if len(out) >= 500:
+                    yield "".join(out)
+                    out = []
+            current = fields[0]
+            rows.append(fields)
+    if rows:
+        out.append(flush())
+    yield "".join(out)
