@@ -117,9 +117,12 @@ def update(mu_x, s2_x, mu_y, s2_y, draw, beta: float, eps: float):
     c = np.sqrt(c2)
     t = (mu_x - mu_y) / c
     e = eps / c
-    # win: v = φ(t−e)/Φ(t−e), in log space so that very negative t−e stays finite
+    # win: v = φ(t−e)/Φ(t−e); in log space where Φ(t−e) would underflow
     x = t - e
-    v_win = np.exp(-0.5 * x * x - np.log(_SQRT_2PI) - log_ndtr(x))
+    if np.all(x > -30):
+        v_win = _pdf(x) / ndtr(x)
+    else:
+        v_win = np.exp(-0.5 * x * x - np.log(_SQRT_2PI) - log_ndtr(x))
     w_win = v_win * (v_win + x)
     # draw
     abs_t = np.abs(t)
@@ -161,39 +164,43 @@ def play(data: Comparisons, runs: int = 1, seed: int = 12345, resample: bool = T
     for r, rng in enumerate(generators):
         drawn = code[rng.integers(0, n, n)] if resample else code
         counts[r] = np.bincount(drawn, minlength=3 * n_pairs).reshape(n_pairs, 3)
-    cum_counts = np.cumsum(counts, axis=2)  # runs × pairs × 3
+    cum_counts = np.cumsum(counts, axis=2).reshape(runs * n_pairs, 3)  # (run, pair) × 3
+    # state as items × runs, contiguous per item: the per-play work is whole-row numpy operations
+    mu_t, s2_t = mu.T.copy(), s2.T.copy()
+    mu_f, s2_f = mu_t.reshape(-1), s2_t.reshape(-1)  # views: item i of run r at i·runs + r
     rows = np.arange(runs)
-    flip = np.arange(k - 1, -1, -1)
+    pair_rows = rows * n_pairs
     idle = 0
     for start in range(0, plays, BLOCK):
         block = min(BLOCK, plays - start)
         uniforms = np.stack([g.random((block, 2)) for g in generators], axis=1)  # block × runs × 2
         for step in range(block):
             u_opp, u_out = uniforms[step, :, 0], uniforms[step, :, 1]
-            x = flip[np.argmax(s2[:, ::-1], axis=1)]  # largest σ², ties to the largest id
-            weight = np.exp(-np.abs(mu - mu[rows, x][:, None]))
-            weight[rows, x] = 0.0
-            cum = np.cumsum(weight, axis=1)
-            above = cum > (u_opp * cum[:, -1])[:, None]
-            y = np.argmax(above, axis=1)
-            none = ~above[:, -1]  # rounding left u·total at the total: the last item other than x
+            x = (k - 1) - np.argmax(s2_t[::-1], axis=0)  # largest σ², ties to the largest id
+            x_at = x * runs + rows
+            weight = np.exp(-np.abs(mu_t - mu_f[x_at]))
+            weight.reshape(-1)[x_at] = 0.0
+            cum = np.cumsum(weight, axis=0)
+            above = cum > u_opp * cum[-1]
+            y = np.argmax(above, axis=0)
+            none = ~above[-1]  # rounding left u·total at the total: the last item other than x
             if none.any():
                 y[none] = np.where(x[none] == k - 1, k - 2, k - 1)
-            pair = pairs[x, y]
-            cc = cum_counts[rows, pair]  # runs × 3
+            cc = cum_counts[pair_rows + pairs[x, y]]  # runs × 3
             total = cc[:, 2]
             pick = u_out * total
             outcome = (pick >= cc[:, 0]).astype(np.int64) + (pick >= cc[:, 1])
-            live = total > 0
-            idle += int(runs - np.count_nonzero(live))
             lo, hi = np.minimum(x, y), np.maximum(x, y)
-            winner = np.where(outcome == 1, hi, lo)
-            loser = np.where(outcome == 1, lo, hi)
-            new = update(mu[rows, winner], s2[rows, winner], mu[rows, loser], s2[rows, loser],
-                         outcome == 2, beta, eps)
-            r = rows[live]
-            mu[r, winner[live]], s2[r, winner[live]] = new[0][live], new[1][live]
-            mu[r, loser[live]], s2[r, loser[live]] = new[2][live], new[3][live]
+            won_hi = outcome == 1
+            w_at = np.where(won_hi, hi, lo) * runs + rows
+            l_at = np.where(won_hi, lo, hi) * runs + rows
+            new = update(mu_f[w_at], s2_f[w_at], mu_f[l_at], s2_f[l_at], outcome == 2, beta, eps)
+            live = total > 0
+            if not live.all():
+                idle += int(runs - np.count_nonzero(live))
+                w_at, l_at, new = w_at[live], l_at[live], [a[live] for a in new]
+            mu_f[w_at], s2_f[w_at], mu_f[l_at], s2_f[l_at] = new
+    mu, s2 = mu_t.T.copy(), s2_t.T.copy()
     return TrueSkillResult(mu, s2, beta, plays, idle)
 
 
