@@ -68,7 +68,7 @@ def method_options(f):
 
 @click.command(name="aggregate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",), default=None)
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
               show_default=True, metavar="|".join(METHOD_NAMES + FUSION_NAMES),
               shell_complete=lambda ctx, param, incomplete: [m for m in METHOD_NAMES + FUSION_NAMES
@@ -132,12 +132,13 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     from ..aggregate.registry import is_fusion
 
     if is_fusion(method):
-        return fuse_and_write(files, output, output_format or "trec", method, normalization, rrf_k, depth,
-                              run_tag)
+        source = click.get_current_context().get_parameter_source("output_format")
+        if source == click.core.ParameterSource.DEFAULT:
+            output_format = "trec"  # a fused run is a TREC run unless asked otherwise
+        return fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag)
     if output_format == "trec" and column == "both":
         raise click.BadParameter("trec output writes one ranking per partition: give --column gold or pred",
                                  param_hint="--output-format")
-    output_format = output_format or "tsv"
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
