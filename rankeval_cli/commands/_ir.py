@@ -100,6 +100,7 @@ class RunValues:
         self.qids: list = []
         self.parts: dict = {}
         self.skipped = 0
+        self.positive = 0  # judgments with grade > 0 of the evaluated queries (trec_eval -c's num_rel)
 
     def add(self, qids, values: dict) -> None:
         self.qids.extend(qids)
@@ -159,7 +160,9 @@ def _from_trec(files, qrels_path, measures, settings):
                 values, tag = RunValues(path), None
                 continue
             tag = tag or run.tag or None
-            values.add(joined.qids, evaluate(ranking_from_joined(joined), measures, settings))
+            ranking = ranking_from_joined(joined)
+            values.positive += int((ranking.judged_grade > 0).sum())
+            values.add(joined.qids, evaluate(ranking, measures, settings))
             values.skipped += joined.skipped_queries
         values.source, values.label = path, tag or path
         values.sort()
@@ -197,6 +200,7 @@ def _from_stream(files, measures, settings, input_format, exclude_systems):
             qids = [g[len(prefix):] if g.startswith(prefix) else g for g in sub.group[keep].tolist()]
             values = runs.setdefault(label, RunValues(label))
             values.skipped += int((~keep).sum())
+            values.positive += int((ranking.judged_grade > 0).sum())
             values.add(qids, evaluate(ranking, measures, settings))
     for values in runs.values():
         values.sort()
@@ -223,14 +227,13 @@ def _subset(ranking, keep, depth):
 
 def summary_records(runs, measures, settings: Settings, resampling=None) -> list:
     """One record per run and measure: run, measure, value, queries, signature (and an interval)."""
-    from ..measures.ir import summary_value
     from . import _position
 
     records = []
     for run in runs:
         for m in measures:
             values = run.values(m.name)
-            record = {"run": run.label, "measure": m.name, "value": summary_value(m, values),
+            record = {"run": run.label, "measure": m.name, "value": _summary(m, run, settings),
                       "queries": len(values)}
             extra = resampling.signature() if resampling is not None and not m.summed else {}
             if resampling is not None:
@@ -247,7 +250,7 @@ def per_query_records(run, measures) -> list:
             for i, q in enumerate(run.qids)]
 
 
-def trec_lines(run, measures, per_query: bool) -> str:
+def trec_lines(run, measures, per_query: bool, settings) -> str:
     """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (counts as integers), per query then ``all``."""
     from ..measures.ir import summary_value
 
@@ -261,8 +264,18 @@ def trec_lines(run, measures, per_query: bool) -> str:
             for m in measures:
                 lines.append(f"{m.name:<22s}\t{q}\t{fmt(m, columns[m.name][i])}")
     for m in measures:
-        lines.append(f"{m.name:<22s}\tall\t{fmt(m, summary_value(m, run.values(m.name)))}")
+        lines.append(f"{m.name:<22s}\tall\t{fmt(m, _summary(m, run, settings))}")
     return "".join(line + "\n" for line in lines)
+
+
+def _summary(measure, run, settings) -> float:
+    """The ``all`` value; with --all-queries, num_rel's is trec_eval's count of the judgments
+    with grade > 0 (whatever --rel-level), as its ``te_calc_avg_num_rel`` computes it."""
+    from ..measures.ir import summary_value
+
+    if measure.kind == "num_rel" and settings.all_queries:
+        return float(run.positive)
+    return summary_value(measure, run.values(measure.name))
 
 
 def run_ir(measures, *, files, qrels, output, output_format, per_group, settings: Settings, input_format="auto",
@@ -277,7 +290,7 @@ def run_ir(measures, *, files, qrels, output, output_format, per_group, settings
     with _common.output_stream(output) as out:
         if output_format == "trec":
             for run in runs:
-                out.write(trec_lines(run, measures, per_group))
+                out.write(trec_lines(run, measures, per_group, settings))
             return
         if per_group:
             writer = RecordWriter(out, output_format)
@@ -345,3 +358,63 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
            output=output, output_format=output_format, per_group=per_group, settings=settings,
            input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
     return None
+
+
+COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
+
+
+def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
+                 rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
+    """compare with TREC input: every run against the first, per measure."""
+    from ..measures.ir import summary_value
+    from ..stats import paired_queries as pq
+    from ..summary import RecordWriter
+
+    measures = parse_measures(names, COMPARE_MEASURES)
+    settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
+                        rel_max=rel_max, higher_better=higher_better)
+    runs = evaluate_runs(files, qrels, measures, settings, input_format=input_format,
+                         exclude_systems=exclude_systems)
+    if len(runs) < 2:
+        raise click.UsageError("compare needs two or more runs (the first is the baseline)")
+    base = runs[0]
+    records = []
+    for m in measures:
+        rows = []
+        for run in runs:
+            value = summary_value(m, run.values(m.name))
+            row = {"run": run.label, "baseline": base.label, "measure": m.name, "value": value}
+            common = sorted(set(run.qids) & set(base.qids))
+            x = _aligned(run, m.name, common)
+            b = _aligned(base, m.name, common)
+            row["delta"] = value - summary_value(m, base.values(m.name))
+            if run is base:
+                row.update(queries=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
+                           p_randomization=None)
+            else:
+                wins, ties, losses = pq.wins_ties_losses(x, b)
+                row.update(queries=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
+                           p_wilcoxon=pq.wilcoxon(x, b)[1], p_randomization=pq.randomization(x, b, permutations,
+                                                                                             seed))
+            rows.append(row)
+        if correction != "none":
+            for test in ("p_t", "p_wilcoxon", "p_randomization"):
+                others = rows[1:]
+                adjusted = pq.correct([r[test] for r in others], correction)
+                rows[0][f"{test}_adj"] = None
+                for r, p in zip(others, adjusted):
+                    r[f"{test}_adj"] = p
+        for row in rows:
+            row["signature"] = settings.signature(m, test="t,wilcoxon,randomization", permutations=permutations,
+                                                  seed=seed, correction=None if correction == "none" else correction)
+            records.append(row)
+    with _common.output_stream(output) as out:
+        RecordWriter(out, output_format).write_many(records)
+
+
+def _aligned(run, name, qids):
+    import numpy as np
+
+    index = {q: i for i, q in enumerate(run.qids)}
+    values = run.values(name)
+    return np.array([values[index[q]] for q in qids], dtype=np.float64)

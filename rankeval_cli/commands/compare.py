@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common
+from . import _ci, _common, _ir
 
 MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
 TIE_POLICIES = ("pessimistic", "optimistic", "expected")
@@ -18,8 +18,14 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.command(name="compare")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@click.option("--measure", type=click.Choice(MEASURES), default="tau", show_default=True,
-              help="The measure compared; its options below are those of its own command.")
+@click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
+              help="The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
+                   "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
+                   "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
+@_ir.ir_options
+@click.option("--correction", type=click.Choice(("none", "holm", "bonferroni")), default="none", show_default=True,
+              help="TREC input: adjust each measure's p-values for the comparisons with the baseline (Holm 1979 "
+                   "or Bonferroni); adds p_*_adj columns.")
 @click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="COL1,COL2[,...]",
               help="Compare these columns of one stream (the first is the baseline) instead of the pred column "
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
@@ -57,7 +63,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, higher_better,
             variant, average, tie_policy, relevance, scores, missing_pred, k, gain, rel_max, ci, bootstrap,
-            permutations, seed):
+            permutations, seed, qrels, rel_level, depth, all_queries, correction):
     """Compare predictions of the same gold: scores, differences, intervals, p-values.
 
     The inputs are either two or more files holding the same groups and items
@@ -90,15 +96,40 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     on which other predictions are compared: every run draws the same groups
     (and swaps) for a given --seed and number of groups.
 
+    With --qrels FILE the FILES are TREC runs (or the input is a stream of
+    'rankeval convert --from trec'), the first the baseline: per measure and
+    run, the mean, the difference to the baseline, wins/ties/losses over the
+    queries both have, and p-values of a paired t-test, a Wilcoxon signed-rank
+    test and a randomization test (--permutations, --seed), adjusted with
+    --correction holm|bonferroni across the runs.
+
     \b
     Examples:
       rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
+      rankeval compare --qrels qrels.txt -m map,nDCG@10 --correction holm bm25.run dense.run
       rankeval convert --from jcml wmt10-test.xf.jcml \\
         | rankeval compare --pred-columns unk,length --ties penalize
       rankeval compare --measure ndcg --k 10 --relevance grades --scores --pred-columns bm25,dense run.tsv
     """
     from ..summary import RecordWriter
 
+    names = [n for value in measure for n in value.split(",") if n.strip()]
+    is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
+        if pred_columns is None else (False, None)
+    if is_ir:
+        _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
+                         output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
+                         depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
+                         higher_better=higher_better or scores, input_format=input_format,
+                         exclude_systems=exclude_systems, permutations=permutations, seed=seed,
+                         correction=correction)
+        return
+    if correction != "none":
+        raise click.UsageError("--correction applies to TREC input (--qrels): several runs, several tests")
+    if len(names) > 1 or (names and names[0] not in MEASURES):
+        raise click.BadParameter(f"one of {', '.join(MEASURES)} (IR measures need TREC input: --qrels)",
+                                 param_hint="'--measure'")
+    measure = names[0] if names else "tau"
     given = dict(variant=variant, average=average, tie_policy=tie_policy, missing_pred=missing_pred, k=k,
                  gain=gain, rel_max=rel_max)
     for option, measures in ONLY_FOR.items():

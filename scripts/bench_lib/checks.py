@@ -76,6 +76,17 @@ def _specs():
             specs.append((f"W2 ranx {label} ({variant})", config, mine, (f"W2/ranx-{variant}-{key}", extractor)))
     specs.append(("W3 scipy kendalltau", "tau-b, one group", ("W3/tau-b", ours["tau"]),
                   ("W3/scipy", lambda r: json_value(r, "tau"))))
+    for m in ("nDCG@10", "AP", "R@1000"):
+        specs.append((f"W5 pytrec_eval {m}", "TREC files, trec tie policy (docno descending)",
+                      ("W5/report", ours["value"](m)), ("W5/pytrec", lambda r, m=m: json_value(r, m))))
+        specs.append((f"W5 graded pytrec_eval {m}", "graded qrels, linear gain",
+                      ("W5/report-graded", ours["value"](m)), ("W5/pytrec-graded", lambda r, m=m: json_value(r, m))))
+    specs.append(("W5 pytrec_eval RR@10", "recip_rank of the run cut at 10 in trec_eval's order",
+                  ("W5/report", ours["value"]("RR@10")), ("W5/pytrec-rr10", lambda r: json_value(r, "RR@10"))))
+    for peer in ("irm", "ranx"):
+        for m in ("nDCG@10", "RR@10", "AP", "R@1000"):
+            specs.append((f"W5t {peer} {m}", "tie-free copy of the run",
+                          ("W5t/report", ours["value"](m)), (f"W5/{peer}", lambda r, m=m: json_value(r, m))))
     return specs
 
 

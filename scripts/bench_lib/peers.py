@@ -10,6 +10,10 @@ Tools
   pytrec         pytrec_eval.RelevanceEvaluator, nested-dict input built from the file
   ranx           ranx.evaluate from Qrels/Run.from_df of a pandas frame
   kendall        scipy.stats.kendalltau on the two columns read with pandas
+  trec-pytrec    pytrec_eval on TREC files: its C parsers (parse_qrel, parse_run), then evaluate
+  trec-irm       ir_measures on TREC files (read_trec_qrels/run, calc_aggregate)
+  trec-ranx      ranx on TREC files (Qrels/Run.from_file, evaluate)
+  trec-pyarrow   pyarrow.csv.read_csv of a TREC run (space-separated): the parse floor
 """
 
 from __future__ import annotations
@@ -153,10 +157,85 @@ def kendall(path: str) -> dict:
             "parse_s": parsed - start, "kendall_s": done - parsed}
 
 
+# TREC files (W5) ----------------------------------------------------------------
+
+TREC_MEASURES = {"nDCG@10": "ndcg_cut_10", "RR@10": "recip_rank@10", "AP": "map", "R@1000": "recall_1000"}
+
+
+def trec_pytrec(qrels_path: str, run_path: str, check_rr10: bool = False) -> dict:
+    """Timed: the C parsers and one evaluation of ndcg_cut_10, recip_rank, map, recall_1000.
+    trec_eval's recip_rank has no cut-off: ``check_rr10`` (untimed use) adds RR@10 from the
+    run cut at 10 in trec_eval's order (what -M 10 does)."""
+    import pytrec_eval
+
+    start = time.perf_counter()
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    parsed = time.perf_counter()
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "recip_rank", "map", "recall_1000"})
+    per_query = evaluator.evaluate(run)
+    done = time.perf_counter()
+    n = len(per_query)
+    out = {"nDCG@10": sum(v["ndcg_cut_10"] for v in per_query.values()) / n,
+           "AP": sum(v["map"] for v in per_query.values()) / n,
+           "R@1000": sum(v["recall_1000"] for v in per_query.values()) / n,
+           "RR": sum(v["recip_rank"] for v in per_query.values()) / n, "queries": n,
+           "parse_s": parsed - start, "eval_s": done - parsed}
+    if check_rr10:
+        top10 = {q: dict(sorted(docs.items(), key=lambda x: (x[1], x[0].encode()), reverse=True)[:10])
+                 for q, docs in run.items()}
+        rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(top10)
+        out["RR@10"] = sum(v["recip_rank"] for v in rr.values()) / n
+    return out
+
+
+def trec_irm(qrels_path: str, run_path: str) -> dict:
+    import ir_measures
+    from ir_measures import AP, RR, R, nDCG
+
+    start = time.perf_counter()
+    qrels = list(ir_measures.read_trec_qrels(qrels_path))
+    run = list(ir_measures.read_trec_run(run_path))
+    parsed = time.perf_counter()
+    result = ir_measures.calc_aggregate([nDCG @ 10, RR @ 10, AP, R @ 1000], qrels, run)
+    done = time.perf_counter()
+    return {"nDCG@10": result[nDCG @ 10], "RR@10": result[RR @ 10], "AP": result[AP], "R@1000": result[R @ 1000],
+            "parse_s": parsed - start, "eval_s": done - parsed}
+
+
+def trec_ranx(qrels_path: str, run_path: str) -> dict:
+    from ranx import Qrels, Run, evaluate
+
+    start = time.perf_counter()
+    qrels = Qrels.from_file(qrels_path, kind="trec")
+    run = Run.from_file(run_path, kind="trec")
+    parsed = time.perf_counter()
+    result = evaluate(qrels, run, ["ndcg@10", "mrr@10", "map", "recall@1000"])
+    done = time.perf_counter()
+    return {"nDCG@10": float(result["ndcg@10"]), "RR@10": float(result["mrr@10"]), "AP": float(result["map"]),
+            "R@1000": float(result["recall@1000"]), "parse_s": parsed - start, "eval_s": done - parsed}
+
+
+def trec_pyarrow(run_path: str) -> dict:
+    from pyarrow import csv
+
+    start = time.perf_counter()
+    table = csv.read_csv(run_path, read_options=csv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score",
+                                                                               "tag"]),
+                         parse_options=csv.ParseOptions(delimiter=" "),
+                         convert_options=csv.ConvertOptions(column_types={"qid": "string", "docno": "string"}))
+    return {"rows": table.num_rows, "load_s": time.perf_counter() - start}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tool", choices=("pandas-load", "pyarrow-load", "pytrec", "ranx", "kendall"))
+    parser.add_argument("tool", choices=("pandas-load", "pyarrow-load", "pytrec", "ranx", "kendall", "trec-pytrec",
+                                         "trec-irm", "trec-ranx", "trec-pyarrow"))
     parser.add_argument("file")
+    parser.add_argument("--qrels", help="trec-*: the qrels file (FILE is the run)")
+    parser.add_argument("--check-rr10", action="store_true", help="trec-pytrec: also RR@10 (untimed check)")
     parser.add_argument("--measure", help="pytrec: ndcg, ndcg_cut_10, recip_rank; ranx: comma-separated metrics")
     parser.add_argument("--relevance", choices=("ranks", "grades"), default="ranks")
     parser.add_argument("--warm", action="store_true", help="ranx: compile first, time in-process")
@@ -170,6 +249,14 @@ def main(argv=None) -> int:
         result = pytrec(args.file, args.measure, args.relevance)
     elif args.tool == "ranx":
         result = ranx(args.file, args.measure.split(","), args.warm, args.repeat)
+    elif args.tool == "trec-pytrec":
+        result = trec_pytrec(args.qrels, args.file, args.check_rr10)
+    elif args.tool == "trec-irm":
+        result = trec_irm(args.qrels, args.file)
+    elif args.tool == "trec-ranx":
+        result = trec_ranx(args.qrels, args.file)
+    elif args.tool == "trec-pyarrow":
+        result = trec_pyarrow(args.file)
     else:
         result = kendall(args.file)
     json.dump(result, sys.stdout)

@@ -180,3 +180,40 @@ def substitute(case: Case, out_dir: Path) -> Case:
     else:
         case.argv = [str(arg).replace("{out}", str(out_dir)) for arg in case.argv]
     return case
+
+
+W5_MEASURES = ("-m", "nDCG@10", "-m", "RR@10", "-m", "AP", "-m", "R@1000")
+
+
+def w5_cases(rk, w5) -> list[Case]:
+    """MS MARCO-sized TREC files: rankeval report against pytrec_eval (its C parsers and
+    evaluation), ir_measures and ranx (on the tie-free copy: they break ties otherwise),
+    and pyarrow merely loading the run."""
+    report = lambda qrels, run: rankeval_argv(rk, "report", *W5_MEASURES, "--qrels", qrels, run)  # noqa: E731
+    peer = lambda tool, qrels, run, *more: [PY, PEERS, tool, run, "--qrels", qrels, *more]  # noqa: E731
+    return [
+        Case("W5/report", "W5", "rankeval report -m nDCG@10,RR@10,AP,R@1000 --qrels (binary)",
+             report(w5.qrels, w5.run), needs=("cmd:report",), out="w5-report.tsv"),
+        Case("W5/report-graded", "W5", "rankeval report ... --qrels (graded 0-3)",
+             report(w5.qrels_graded, w5.run), needs=("cmd:report",), out="w5-report-graded.tsv"),
+        Case("W5/pyarrow", "W5", "pyarrow.csv.read_csv of the run (load only)", [PY, PEERS, "trec-pyarrow", w5.run],
+             tool="pyarrow", needs=("py:pyarrow",), out="w5-pyarrow.json"),
+        Case("W5/pytrec", "W5", "pytrec_eval: parse_qrel + parse_run + evaluate (binary)",
+             peer("trec-pytrec", w5.qrels, w5.run), tool="pytrec_eval", needs=("py:pytrec_eval",),
+             out="w5-pytrec.json"),
+        Case("W5/pytrec-graded", "W5", "pytrec_eval ... (graded)", peer("trec-pytrec", w5.qrels_graded, w5.run),
+             tool="pytrec_eval", needs=("py:pytrec_eval",), out="w5-pytrec-graded.json"),
+        Case("W5/irm", "W5", "ir_measures: read_trec_* + calc_aggregate (tie-free run)",
+             peer("trec-irm", w5.qrels, w5.run_tie_free), tool="ir_measures", needs=("py:ir_measures",),
+             out="w5-irm.json", repeat=1),
+        Case("W5/ranx", "W5", "ranx: Qrels/Run.from_file + evaluate (tie-free run; first use compiles)",
+             peer("trec-ranx", w5.qrels, w5.run_tie_free), tool="ranx", needs=("py:ranx",), out="w5-ranx.json",
+             repeat=1),
+        Case("W5/ranx-warm", "W5", "ranx again (numba cache warm)", peer("trec-ranx", w5.qrels, w5.run_tie_free),
+             tool="ranx", needs=("py:ranx",), out="w5-ranx-warm.json", repeat=1, after="W5/ranx"),
+        Case("W5t/report", "W5", "check: rankeval report on the tie-free run", report(w5.qrels, w5.run_tie_free),
+             needs=("cmd:report",), out="w5t-report.tsv", check_only=True),
+        Case("W5/pytrec-rr10", "W5", "check: pytrec_eval RR@10 (run cut at 10)",
+             peer("trec-pytrec", w5.qrels, w5.run, "--check-rr10"), tool="pytrec_eval", needs=("py:pytrec_eval",),
+             out="w5-pytrec-rr10.json", check_only=True),
+    ]

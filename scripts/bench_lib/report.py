@@ -106,6 +106,18 @@ def targets(results: dict) -> list[Target]:
         for peer in peers:
             out.append(_speedup_target(results, f"W2 {m} vs {peer}", f"W2/{m}", f"W2/{peer}", 1, strict=True))
     out.append(_ratio_target(results, "W3 tau -b vs read_csv + scipy kendalltau", "W3/tau-b", "W3/scipy", 1.5))
+    if "W5/report" in results:
+        out.append(_speedup_target(results, "W5 report vs pytrec_eval (parsers + evaluation)", "W5/report",
+                                   "W5/pytrec", 3))
+        for peer in ("irm", "ranx-warm", "ranx"):
+            out.append(_speedup_target(results, f"W5 report vs {peer}", "W5/report", f"W5/{peer}", 1, strict=True))
+        mine, other = _get(results, "W5/report"), _get(results, "W5/pytrec")
+        t = Target("W5 report: peak RSS vs pytrec_eval", "≤ 0.25×")
+        if mine and other:
+            ratio = mine.peak / other.peak
+            t.measured, t.met = f"{ratio:.2f}×", ratio <= 0.25
+            t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
+        out.append(t)
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]
