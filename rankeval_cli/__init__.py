@@ -11,7 +11,9 @@ The Python API mirrors the command line. Submodules load on first use, so
 from ._version import __version__
 from .errors import DataError
 
-__all__ = ["__version__", "Batch", "DataError", "read", "write"]
+__all__ = ["__version__", "Batch", "DataError", "read", "write", "evaluate", "tau", "rr", "ndcg", "err",
+           "rankdcg", "precision", "average_precision"]
+_API = {"evaluate", "tau", "rr", "ndcg", "err", "rankdcg", "precision", "average_precision"}
 
 
 def __getattr__(name):
@@ -19,6 +21,10 @@ def __getattr__(name):
         from .batch import Batch
 
         return Batch
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'rankeval_cli' has no attribute {name!r}")
 
 

@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
 

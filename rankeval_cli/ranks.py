@@ -1,4 +1,4 @@
-"""Rank normalization within groups (seed 000 §3.6, REFERENCE.md §1).
+"""Rank normalization within groups (Avramidis 2013 §3.6; docs/definitions.md).
 
 The four tie modes, shown on values [a, b, b, c, d] (a best):
 

@@ -63,18 +63,41 @@ def json_value(value):
     return value
 
 
-class RecordWriter:
-    """Writes records to a text stream as TSV (header once) or JSON lines."""
+TABLE_FORMATS = ("markdown", "latex")
+#: decimal places of tables when --digits is not given.
+TABLE_DIGITS = 4
 
-    def __init__(self, out, fmt: str = "tsv"):
-        if fmt not in ("tsv", "json", "jsonl"):
+
+class RecordWriter:
+    """Writes records to a text stream as TSV (header once), JSON lines, or a Markdown or LaTeX table.
+
+    TSV and JSON lines are written as records arrive; a table needs every row, so it is
+    kept and written by :meth:`close` (use the writer as a context manager). ``digits``
+    rounds floats to that many decimal places (tables default to 4).
+    """
+
+    def __init__(self, out, fmt: str = "tsv", digits: int | None = None):
+        fmt = "jsonl" if fmt == "json" else fmt
+        if fmt not in ("tsv", "jsonl", *TABLE_FORMATS):
             raise ValueError(f"unknown record format {fmt!r}")
         self.out, self.fmt, self.columns = out, fmt, None
+        self.digits = TABLE_DIGITS if digits is None and fmt in TABLE_FORMATS else digits
+        self.rows: list[dict] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
 
     def write(self, record: dict) -> None:
         self.write_many([record])
 
     def write_many(self, records: Iterable[dict]) -> None:
+        if self.fmt in TABLE_FORMATS:
+            self.rows.extend(records)
+            return
         import json  # here, not at start-up: most runs write TSV
 
         lines = []
@@ -83,8 +106,40 @@ class RecordWriter:
                 if self.columns is None:
                     self.columns = list(record)
                     lines.append("\t".join(self.columns))
-                lines.append("\t".join(text_value(record.get(c)) for c in self.columns))
+                lines.append("\t".join(text_value(self._rounded(record.get(c))) for c in self.columns))
             else:
-                lines.append(json.dumps({k: json_value(v) for k, v in record.items()}, ensure_ascii=False))
+                lines.append(json.dumps({k: json_value(self._rounded(v)) for k, v in record.items()},
+                                        ensure_ascii=False))
         if lines:
             self.out.write("\n".join(lines) + "\n")
+
+    def close(self) -> None:
+        """Write the table (markdown, latex); nothing to do for TSV and JSON lines."""
+        if self.fmt in TABLE_FORMATS and self.rows:
+            from .tables import latex_table, markdown_table
+
+            columns = list(dict.fromkeys(c for row in self.rows for c in row))
+            cells = [[self._cell(row.get(c)) for c in columns] for row in self.rows]
+            table = markdown_table if self.fmt == "markdown" else latex_table
+            self.out.write(table(columns, cells))
+        self.rows = []
+
+    def _rounded(self, value):
+        if self.digits is None:
+            return value
+        if hasattr(value, "item") and not isinstance(value, (list, dict)):
+            value = value.item()
+        if isinstance(value, float) and math.isfinite(value):
+            return round(value, self.digits)
+        return value
+
+    def _cell(self, value) -> str:
+        if hasattr(value, "item") and not isinstance(value, (list, dict)):
+            value = value.item()
+        if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+            return f"{value:.{self.digits}f}"
+        if isinstance(value, float) and math.isnan(value):
+            return "–"
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return str(int(value))
+        return "" if value is None else str(value)

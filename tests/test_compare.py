@@ -309,7 +309,8 @@ def test_tgt_columns_are_found_by_their_attribute_name(tmp_path):
     (["ONE"], "give two or more files"),
     (["--pred-columns", "a,b", "ONE", "TWO"], "at most one file"),
     (["--k", "3", "ONE", "TWO"], "--k applies to --measure mrr or ndcg or err, not tau"),
-    (["--measure", "mrr", "--ties", "b", "ONE", "TWO"], "--ties applies to --measure tau"),
+    (["--measure", "mrr", "--tau-variant", "b", "ONE", "TWO"], "--tau-variant applies to --measure tau"),
+        (["--measure", "mrr", "--ties", "b", "ONE", "TWO"], "--tau-variant applies to --measure tau"),
     (["--measure", "ndcg", "--rel-max", "n", "ONE", "TWO"], "--rel-max applies to --measure err"),
     (["--pred-columns", "onlyone"], "at least two columns"),
 ])

@@ -99,14 +99,14 @@ def test_compare_command_matches_report_values(tmp_path):
         ir_data.write_run(paths[-1], run)
     runner = CliRunner()
     out = runner.invoke(main, ["compare", "--qrels", str(q), "-m", "map,nDCG@10", "--correction", "holm",
-                               "--permutations", "300", "--output-format", "json", *map(str, paths)])
+                               "--permutations", "300", "--output-format", "jsonl", *map(str, paths)])
     assert out.exit_code == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(r["run"], r["measure"]) for r in rows] == [(f"run{i}", m) for m in ("map", "nDCG@10") for i in range(3)]
     per_query = {}
     for path in paths:
         rep = runner.invoke(main, ["report", "--qrels", str(q), "-m", "map,nDCG@10", "--per-group",
-                                   "--output-format", "json", str(path)])
+                                   "--output-format", "jsonl", str(path)])
         per_query[path] = [json.loads(line) for line in rep.stdout.splitlines()]
     for m in ("map", "nDCG@10"):
         base = {r["group"]: r[m] for r in per_query[paths[0]]}

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rankeval_cli.errors import DataError
+
 from rankeval_cli.batch import concat
 from rankeval_cli.formats import read
 from rankeval_cli.formats.join import join_scores
@@ -188,8 +190,9 @@ def test_testset_decides_between_two_test_sets(tmp_path):
     assert np.flatnonzero(found).tolist() == [0] and b.pred[0] == -0.5  # the item carries testset newstest2016
     tsv = tmp_path / "no-testset.tsv"
     tsv.write_text("group\titem\tgold\tlp\tsegment\ng\tonline-B.0\t1\tro-en\t651\n")
-    ambiguous = read_joined(tsv, "tsv", tmp_path / "m.seg.score")
-    assert np.isnan(ambiguous.pred).all() and "1 of 1 items have no score" in ambiguous.messages[0]
+    with pytest.raises(DataError, match="no item matched a score") as error:  # nothing matched: an error
+        read_joined(tsv, "tsv", tmp_path / "m.seg.score")
+    assert "no score" in str(error.value) and "online-B.0" in str(error.value)
 
 
 # ---- refusals ----------------------------------------------------------------------------------
@@ -215,8 +218,9 @@ def test_refusals(tmp_path):
 
 def test_lp_absent_from_the_score_file(tmp_path):
     (tmp_path / "m.seg.score").write_text("M\tde-en\tnewstest2016\tonline-B.0\t651\t0.5\n")
-    b = read_joined(DATA / "wmt16-excerpt.ron-eng.csv", "wmt-rr", tmp_path / "m.seg.score")
-    assert np.isnan(b.pred).all() and "(the file has no ro-en scores at all)" in b.messages[0]
+    with pytest.raises(DataError, match="no item matched a score") as error:
+        read_joined(DATA / "wmt16-excerpt.ron-eng.csv", "wmt-rr", tmp_path / "m.seg.score")
+    assert "(the file has no ro-en scores at all)" in str(error.value)
 
 
 @pytest.mark.parametrize("passes", [0, 1, 3])

@@ -20,5 +20,5 @@ def test_every_command_has_a_current_page():
 
 def test_pages_document_every_option():
     pages = all_pages()
-    for flag in ("--ties", "--higher-better", "--exclude-systems", "--output-format"):
+    for flag in ("--tied-ranks", "--higher-better", "--exclude-systems", "--output-format"):
         assert flag.replace("-", "\\-") in pages["rankeval-normalize.1"]

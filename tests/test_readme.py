@@ -1,5 +1,6 @@
 """The README's commands: the two set-up commands match .ci/run; every other ``sh`` block runs.
 
+Blocks fenced as ```python are run from the repository root with the test interpreter.
 Blocks fenced as ```sh are run from the repository root with bash (pipefail), with the
 installed ``rankeval`` first on PATH. A block right after the comment
 ``<!-- not run by tests/test_readme.py ... -->`` is skipped (the set-up commands, which
@@ -40,6 +41,13 @@ def test_first_lines_give_exactly_two_setup_commands_and_ci_runs_them():
 
 
 RUNNABLE = [body for body, skipped in blocks("sh") if not skipped]
+PYTHON = [body for body, skipped in blocks("python") if not skipped]
+
+
+@pytest.mark.parametrize("body", PYTHON, ids=[f"python-{i}" for i in range(len(PYTHON))])
+def test_readme_python_block_runs(body):
+    result = subprocess.run([sys.executable, "-c", body], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, f"{body}\n--- stderr ---\n{result.stderr[-2000:]}"
 
 
 @pytest.mark.parametrize("body", RUNNABLE, ids=[b.splitlines()[0][:60] for b in RUNNABLE])

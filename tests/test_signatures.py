@@ -25,16 +25,17 @@ DATA = ("group\titem\tgold\tpred\tp1\tp2\n"
         "s4\ta\t3\t1\t1\t3\ns4\tb\t2\t2\t2\t2\ns4\tc\t1\t3\t3\t1\n")
 
 #: Parameters that say where data comes from or goes, not how a number is computed.
-NOT_SETTINGS = {"files", "input_format", "output", "output_format", "per_group"}
+NOT_SETTINGS = {"files", "input_format", "output", "output_format", "per_group", "by",  # --by keys the rows
+                "digits"}  # presentation: rounding of what was computed
 CI = ["--ci", "0.9", "--bootstrap", "30"]
 
 #: command -> parameter -> (arguments of the reference run, arguments changing only that setting).
 VARIATIONS = {
     "tau": {
-        "variant": ([], ["--ties", "b"]),
+        "variant": ([], ["--tau-variant", "b"]),
         "average": ([], ["--average", "macro"]),
-        "scores": ([], ["--scores"]),
-        "calibrate_ties": (["--ties", "eq", "--average", "micro"], ["--ties", "eq", "--average", "micro",
+        "higher_better": ([], ["--higher-better"]),
+        "calibrate_ties": (["--tau-variant", "eq", "--average", "micro"], ["--tau-variant", "eq", "--average", "micro",
                                                                      "--calibrate-ties"]),
         "ci": ([], ["--ci", "0.9"]),
         "bootstrap": (CI, ["--ci", "0.9", "--bootstrap", "31"]),
@@ -44,12 +45,11 @@ VARIATIONS = {
     "compare": {
         "measure": ([], ["--measure", "mrr"]),
         "pred_columns": ([], ["--pred-columns", "p1,p2:higher"]),
-        "higher_better": ([], ["--higher-better"]),
-        "variant": ([], ["--ties", "b"]),
+        "variant": ([], ["--tau-variant", "b"]),
         "average": ([], ["--average", "macro"]),
         "tie_policy": (["--measure", "mrr"], ["--measure", "mrr", "--tie-policy", "optimistic"]),
         "relevance": (["--measure", "mrr"], ["--measure", "mrr", "--relevance", "grades"]),
-        "scores": ([], ["--scores"]),
+        "higher_better": ([], ["--higher-better"]),
         "missing_pred": (["--measure", "mrr"], ["--measure", "mrr", "--missing-pred", "last"]),
         "k": (["--measure", "ndcg"], ["--measure", "ndcg", "--k", "2"]),
         "gain": (["--measure", "ndcg"], ["--measure", "ndcg", "--gain", "linear"]),
@@ -64,7 +64,7 @@ VARIATIONS = {
 POSITION = {
     "tie_policy": ([], ["--tie-policy", "optimistic"]),
     "relevance": ([], ["--relevance", "grades"]),
-    "scores": ([], ["--scores"]),
+    "higher_better": ([], ["--higher-better"]),
     "missing_pred": ([], ["--missing-pred", "last"]),
     "ci": ([], ["--ci", "0.9"]),
     "bootstrap": (CI, ["--ci", "0.9", "--bootstrap", "31"]),
@@ -75,7 +75,7 @@ VARIATIONS["mrr"] = {**POSITION, "k": ([], ["--k", "1"])}
 VARIATIONS["ndcg"] = {**POSITION, "k": ([], ["--k", "2"]), "gain": ([], ["--gain", "linear"])}
 VARIATIONS["err"] = {**POSITION, "k": ([], ["--k", "2"]), "rel_max": ([], ["--rel-max", "list-max"])}
 VARIATIONS["rankdcg"] = dict(POSITION)
-VARIATIONS["report"] = {**POSITION, "k": ([], ["--k", "2"]), "tau_variant": ([], ["--tau-ties", "b"]),
+VARIATIONS["report"] = {**POSITION, "k": ([], ["--k", "2"]), "variant": ([], ["--tau-variant", "b"]),
                         "gain": ([], ["--gain", "linear"]), "rel_max": ([], ["--rel-max", "list-max"])}
 #: What compare needs to run on DATA at all.
 BASE_ARGS = {"compare": ["--pred-columns", "p1,p2", "--bootstrap", "30", "--permutations", "30"]}

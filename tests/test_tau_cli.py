@@ -156,3 +156,14 @@ def test_jsonl_input_and_output_file(tmp_path):
     assert result.exit_code == 0 and result.stdout == ""
     (row,) = table(target.read_text())
     assert (row["micro"], row["macro"], row["D"]) == ("-1", "-1", "3")
+
+
+@pytest.mark.parametrize("pred", [[1, 1, 1, 2, 3], [1, 1, 2, 2, 3], [1, 2, 3, 4, 5]])
+def test_set_p_is_undefined_when_every_gold_value_is_tied(pred):
+    # Var(S) is exactly 0 when one side is one tie block (Kendall 1945): for gold all tied and pred
+    # [1,1,1,2,3], (v0 - vt - vu)/18 + v1/(2n(n-1)) + v2/(9n(n-1)(n-2)) = (0 - 66)/18 + 120/40 + 360/540 = 0,
+    # which float division leaves as 1e-16 (and p = 1); p must be undefined, not 1.
+    rows = "".join(f"s\t{chr(97 + i)}\t1\t{p}\n" for i, p in enumerate(pred))
+    result = invoke("--tau-variant", "b", "--output-format", "jsonl", input="group\titem\tgold\tpred\n" + rows)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["p"] is None

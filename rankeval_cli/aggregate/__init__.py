@@ -1,4 +1,4 @@
-"""System-level rankings from many rankings (REFERENCE.md §8), and their correlations.
+"""System-level rankings from many rankings, and their correlations.
 
 Python API::
 
@@ -30,7 +30,7 @@ __all__ = [
 
 
 def borda(batches, *, missing: str = "ignore", points: str = "n-r", **options) -> list[Ranking]:
-    """Borda count (seed 004) of a stream of groups; see :func:`.methods.borda` for the rules."""
+    """Borda count (de Borda 1781) of a stream of groups; see :func:`.methods.borda` for the rules."""
     return aggregate(batches, "borda", borda_missing=missing, borda_points=points, **options)
 
 
@@ -43,7 +43,7 @@ def correlate_rankings(x: Ranking, y: Ranking) -> list[Correlation]:
 
 
 def segment_spearman(batches, *, gold_higher_better: bool = False, pred_higher_better: bool = False) -> SegmentSpearman:
-    """Average per-group Spearman ρ between gold and pred (seed 001 Table 3): ``.mean``, ``.defined``."""
+    """Average per-group Spearman ρ between gold and pred (Duh 2008 Table 3): ``.mean``, ``.defined``."""
     seg = SegmentSpearman(gold_higher_better, pred_higher_better)
     for batch in batches:
         seg.add(batch)

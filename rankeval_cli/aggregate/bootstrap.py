@@ -1,4 +1,4 @@
-"""Bootstrap rank ranges and clusters over groups (WMT13; REFERENCE.md §8).
+"""Bootstrap rank ranges and clusters over groups (WMT13).
 
 A replicate draws G groups with replacement from the G ranked groups, i.e. gives
 each group a multinomial count c_g; its statistics are Σ_g c_g · (group g's

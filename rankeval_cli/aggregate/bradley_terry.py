@@ -1,4 +1,4 @@
-"""Bradley-Terry strengths by regularized maximum likelihood (REFERENCE.md §8).
+"""Bradley-Terry strengths by regularized maximum likelihood.
 
 Model: P(i beats j) = σ(θ_i − θ_j) = e^θ_i / (e^θ_i + e^θ_j). With W[i, j] the
 comparisons *i* won against *j*, the estimate minimizes the convex objective

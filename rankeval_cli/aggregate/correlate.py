@@ -1,6 +1,6 @@
 """Correlation between system-level scores, and segment-level average Spearman.
 
-System level (seed 003 §5.2, Tables 4-5; REFERENCE.md §8): for the systems scored
+System level (Li, Jiang & Wang 2013 §5.2, Tables 4-5): for the systems scored
 on both sides (x = one aggregate's scores, y = the other's),
 
 * Pearson r = Σ(x − x̄)(y − ȳ) / sqrt(Σ(x − x̄)² Σ(y − ȳ)²);
@@ -10,11 +10,11 @@ on both sides (x = one aggregate's scores, y = the other's),
 p-values are two-sided: Pearson and Spearman from Student's t with n − 2 degrees of
 freedom, t = r sqrt((n − 2)/(1 − r²)) (scipy's ``pearsonr``/``spearmanr``); Kendall's
 from ``scipy.stats.kendalltau`` (exact null distribution for untied small samples,
-the tie-corrected normal approximation otherwise). The sign is kept: seed 003 prints
+the tie-corrected normal approximation otherwise). The sign is kept: Li, Jiang & Wang 2013 prints
 absolute values because its learned scores are lower-is-better; all aggregate scores
 here are higher-is-better, so agreement is positive.
 
-Segment level (seed 001 §4, Table 3): per group, Spearman's ρ between gold and pred
+Segment level (Duh 2008 §4, Table 3): per group, Spearman's ρ between gold and pred
 over the items where both are present (average ranks for ties), then the mean over
 the groups where ρ is defined (at least 2 such items, neither side constant); the
 undefined groups are counted and reported.
@@ -161,8 +161,30 @@ def _group_pearson(x, y, g, sizes) -> np.ndarray:
 
 
 def join_scores(left: dict, right: dict) -> tuple[list, np.ndarray, np.ndarray, int]:
-    """Items scored (non-NaN) on both sides, in sorted order; and how many were not."""
+    """Items scored (non-NaN) on both sides, in sorted order; and how many were not.
+
+    Systems are matched as ``convert --scores`` matches them (:func:`..formats.wmtids.system_key`:
+    a leading test-set component and a language pair are stripped), unless the exact names
+    already match; two names of one side that become the same key are an error.
+    """
+    if left.keys() != right.keys():
+        left, right = _by_system_key(left, "first"), _by_system_key(right, "second")
     both = sorted(k for k in left.keys() & right.keys()
                   if not (math.isnan(left[k]) or math.isnan(right[k])))
     unmatched = len(left.keys() | right.keys()) - len(both)
     return both, np.array([left[k] for k in both]), np.array([right[k] for k in both]), unmatched
+
+
+def _by_system_key(scores: dict, side: str) -> dict:
+    from ..errors import DataError
+    from ..formats.wmtids import system_key
+
+    keyed: dict = {}
+    names: dict = {}
+    for name, value in scores.items():
+        key = system_key(name)
+        if key in keyed:
+            raise DataError(f"systems {names[key]!r} and {name!r} of the {side} table are the same system once "
+                            f"test-set and language-pair parts are stripped")
+        keyed[key], names[key] = value, name
+    return keyed

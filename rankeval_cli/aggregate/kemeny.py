@@ -1,4 +1,4 @@
-"""Kemeny-Young consensus order (REFERENCE.md §8).
+"""Kemeny-Young consensus order.
 
 The Kemeny order π minimizes the total pairwise disagreement with the groups,
 

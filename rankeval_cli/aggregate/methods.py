@@ -1,4 +1,4 @@
-"""System-level scores from pairwise statistics (REFERENCE.md §8); higher score = better.
+"""System-level scores from pairwise statistics; higher score = better.
 
 Every function takes a :class:`~.pairwise.PairStats` (possibly with leading replicate
 axes) and returns scores of shape ``(..., K)``. Notation: W = ``wins`` (W[i, j] =
@@ -8,10 +8,10 @@ l_i = Σ_j W[j, i] (losses), t_i = Σ_j T[i, j] (ties), K = number of items.
 =================  =====================================================  ===========================
 method             score_i                                                source
 =================  =====================================================  ===========================
-``borda``          Σ over lists of (N − r), ties sharing their mean;       seed 004 "Rank Aggregation"
+``borda``          Σ over lists of (N − r), ties sharing their mean;       de Borda 1781
                    see :func:`borda`
-``fv``             Σ_j P_ij, P_ij = W_ij / (W_ij + W_ji + T_ij)             seed 001 §3.2 (Duh 2008)
-``ge-others``      (w_i + t_i) / (w_i + l_i + t_i)                          WMT07-11; seed 003 §3
+``fv``             Σ_j P_ij, P_ij = W_ij / (W_ij + W_ji + T_ij)             Duh 2008 §3.2
+``ge-others``      (w_i + t_i) / (w_i + l_i + t_i)                          WMT07-11; Li, Jiang & Wang 2013 §3
 ``gt-others``      w_i / (w_i + l_i)                                        WMT12 (Bojar et al. 2011)
 ``expected-wins``  1/(K−1) Σ_{j≠i} W_ij / (W_ij + W_ji), 0 if never         WMT13 (Koehn 2012)
                    decided
@@ -54,7 +54,7 @@ def _swap(m: np.ndarray) -> np.ndarray:
 
 
 def borda(stats: PairStats, missing: str = "ignore", points: str = "n-r") -> np.ndarray:
-    """Borda count (seed 004): an item at position r of an N-list earns N − r points.
+    """Borda count (de Borda 1781): an item at position r of an N-list earns N − r points.
 
     Tied items share the mean of the points of the positions they span, which is
     (items strictly below) + ½ (other items tied with it); so a list's points are
@@ -91,9 +91,9 @@ def borda(stats: PairStats, missing: str = "ignore", points: str = "n-r") -> np.
 
 
 def fv(stats: PairStats, denominator: str = "pair") -> np.ndarray:
-    """Duh's FV heuristic (seed 001 §3.2): score_i = Σ_j P_ij.
+    """Duh's FV heuristic (Duh 2008 §3.2): score_i = Σ_j P_ij.
 
-    ``denominator="pair"`` (REFERENCE.md §8): P_ij = W_ij / (comparisons of i and j),
+    ``denominator="pair"``: P_ij = W_ij / (comparisons of i and j),
     0 for a pair never compared. ``"all"`` (the seed's literal wording): W_ij / the
     number of groups. Both agree when every group ranks every item.
     """

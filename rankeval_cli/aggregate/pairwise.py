@@ -1,4 +1,4 @@
-"""Win/loss/tie counts between items, accumulated over a stream of groups (REFERENCE.md §8).
+"""Win/loss/tie counts between items, accumulated over a stream of groups.
 
 Within a group, two items are compared when both have a value in the chosen column
 (``gold`` or ``pred``); a blank (NaN, WMT's ``-1``) takes part in no comparison and in

@@ -10,9 +10,9 @@ from .kemeny import kemeny_scores
 
 #: canonical name -> one-line description (for --help and the README).
 METHODS = {
-    "borda": "Borda count, N - r points per list (seed 004)",
-    "fv": "Duh's FV heuristic, sum of pairwise preference shares (seed 001 §3.2)",
-    "ge-others": "share of comparisons won or tied (WMT07-11, seed 003 §3)",
+    "borda": "Borda count, N - r points per list (de Borda 1781)",
+    "fv": "Duh's FV heuristic, sum of pairwise preference shares (Duh 2008 §3.2)",
+    "ge-others": "share of comparisons won or tied (WMT07-11; Li, Jiang & Wang 2013 §3)",
     "gt-others": "wins / (wins + losses), ties left out (WMT12)",
     "expected-wins": "mean over opponents of the decided-comparison win share (WMT13)",
     "copeland": "pairwise majority wins minus majority losses",

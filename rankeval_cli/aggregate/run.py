@@ -17,6 +17,7 @@ from ..errors import DataError
 from .methods import sort_order
 from .pairwise import PairCounter, PairStats
 from .registry import FUSION, canonical, scorer
+from ..partition import Partitioner  # noqa: F401  (re-exported: aggregate.run.Partitioner)
 
 COLUMNS = ("gold", "pred")
 
@@ -46,37 +47,6 @@ class Ranking:
         return dict(zip(self.items, self.scores.tolist()))
 
 
-class Partitioner:
-    """Splits batches into sub-batches per value of the ``by`` columns."""
-
-    def __init__(self, by: Iterable[str] = ()):
-        self.by = tuple(by)
-
-    def split(self, batch: Batch):
-        """Yield ``(key, sub_batch)`` for each distinct key in the batch (first-seen order)."""
-        if not self.by:
-            yield (), batch
-            return
-        columns = []
-        for name in self.by:
-            if name not in batch.extra:
-                raise DataError(f"no column {name!r} to group by (columns: "
-                                f"{', '.join(['group', 'item', 'gold', 'pred', *batch.extra]) })", batch.source)
-            values = batch.extra[name]
-            first = np.repeat(values[batch.offsets[:-1]], batch.sizes)
-            bad = np.flatnonzero(values != first)
-            if len(bad):
-                source, line = batch.row_location(int(bad[0]))
-                raise DataError(f"column {name!r} changes within group {batch.group[batch.group_index[bad[0]]]!r}",
-                                source, line)
-            columns.append(values[batch.offsets[:-1]])
-        keys = list(zip(*[c.tolist() for c in columns]))
-        codes: dict = {}
-        group_code = np.fromiter((codes.setdefault(k, len(codes)) for k in keys), dtype=np.int64, count=len(keys))
-        for key, code in codes.items():
-            yield key, batch.select_groups(group_code == code)
-
-
 def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] = (),
                  higher_better: dict | None = None, keep_groups: bool = False) -> dict:
     """``{(key, column): PairCounter}`` over the whole stream (first-seen key order)."""
@@ -96,7 +66,7 @@ def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] 
 
 def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int = 0,
                  level: float = 0.95, **options) -> Ranking:
-    """The :class:`Ranking` of one counter (with bootstrap ranges if ``bootstrap`` > 0)."""
+    """The :class:`Ranking` of one counter (with bootstrap ranges at ``level`` if ``bootstrap`` > 0)."""
     method = canonical(method)
     if method == "trueskill":
         return rank_trueskill(counter, key, bootstrap, seed, level)
@@ -113,7 +83,7 @@ def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int =
         from .bootstrap import bootstrap_ranks, clusters, rank_ranges
 
         ranks = bootstrap_ranks(counter, score, bootstrap, seed)
-        lo, hi = rank_ranges(ranks)
+        lo, hi = rank_ranges(ranks, level)
         ranking.lo, ranking.hi = lo[order], hi[order]
         ranking.cluster = clusters(lo, hi, order)[order]
         ranking.replicates = bootstrap
@@ -156,7 +126,7 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
 
     >>> import numpy as np
     >>> from rankeval_cli.batch import Batch, offsets_from_sizes
-    >>> votes = [["A", "B", "C"], ["A", "C", "B"], ["B", "A", "C"]]  # seed 004
+    >>> votes = [["A", "B", "C"], ["A", "C", "B"], ["B", "A", "C"]]  # three votes
     >>> b = Batch(group=np.array(["1", "2", "3"], object), offsets=offsets_from_sizes(np.array([3, 3, 3])),
     ...           item=np.array(sum(votes, []), object), gold=np.tile([1., 2., 3.], 3), pred=np.full(9, np.nan))
     >>> [(r.items, r.scores.tolist()) for r in aggregate([b], "borda")]

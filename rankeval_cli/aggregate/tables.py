@@ -16,7 +16,7 @@ from .registry import canonical
 
 
 def table_signature(method: str, column: str, options: dict, bootstrap: int = 0, seed: int | None = None,
-                    command: str = "aggregate") -> str:
+                    command: str = "aggregate", level: float | None = None) -> str:
     """``aggregate|method:...|column:...|...|v:VERSION`` (``borda|...`` for ``rankeval borda``)."""
     method = canonical(method)
     settings = {"method": None if command == "borda" else method, "column": column}
@@ -34,10 +34,10 @@ def table_signature(method: str, column: str, options: dict, bootstrap: int = 0,
         settings.update(mu0=MU0, sigma0=SIGMA0, beta="sigma0*plays/40", tau=TAU, draw=DRAW_PROBABILITY,
                         runs=bootstrap or 1, resample="yes" if bootstrap else "no", seed=seed)
         if bootstrap:
-            settings["ci"] = options.get("level", 0.95)
+            settings["ci"] = repr(float(level or 0.95))
         return signature(command, **settings)
     if bootstrap:
-        settings.update(bootstrap=bootstrap, seed=seed)
+        settings.update(ci=repr(float(level or 0.95)), bootstrap=bootstrap, seed=seed)
     return signature(command, **settings)
 
 
@@ -59,7 +59,7 @@ def _empty_cells(ranking, prefix: str, score_name: str) -> dict:
 
 
 def ranking_records(rankings, by, column: str, method: str, options: dict, score_name: str = "score",
-                    seed: int | None = None, command: str = "aggregate"):
+                    seed: int | None = None, command: str = "aggregate", level: float | None = None):
     """Output records of :func:`.run.aggregate`'s rankings (see module doc)."""
     by = tuple(by)
     partitions: dict = {}
@@ -68,7 +68,7 @@ def ranking_records(rankings, by, column: str, method: str, options: dict, score
     for key, sides in partitions.items():
         first = next(iter(sides.values()))
         sig = table_signature(method, column, options, first.replicates,
-                              seed if first.replicates or first.method == "trueskill" else None, command)
+                              seed if first.replicates or first.method == "trueskill" else None, command, level)
         head = dict(zip(by, key))
         if column != "both":
             ranking = sides[column]

@@ -16,8 +16,67 @@ import click
 from ..errors import DataError
 
 INPUT_FORMATS = ("auto", "tsv", "jsonl")
+#: formats of commands that write a stream of groups (convert adds jcml).
 OUTPUT_FORMATS = ("tsv", "jsonl")
-SUMMARY_FORMATS = ("tsv", "json")
+#: formats of commands that write summary records; tables are written when the input ends.
+SUMMARY_FORMATS = ("tsv", "jsonl", "markdown", "latex")
+#: old spellings kept for one release, accepted but not shown.
+FORMAT_ALIASES = {"json": "jsonl", "md": "markdown", "tex": "latex"}
+
+
+class AliasOption(click.Option):
+    """An option that also answers to old names (``aliases``), shown neither in help nor in completion.
+
+    The shared vocabulary renamed a few options (``--scores`` is now ``--higher-better``,
+    ``--ties`` of tau ``--tau-variant``); the old names keep working for one release.
+    """
+
+    def __init__(self, param_decls=None, aliases=(), **attrs):
+        self.aliases = tuple(aliases)
+        super().__init__(list(param_decls or ()) + list(self.aliases), **attrs)
+
+    def get_help_record(self, ctx):
+        shown = self.opts, self.secondary_opts
+        self.opts = [o for o in shown[0] if o not in self.aliases]
+        self.secondary_opts = [o for o in shown[1] if o not in self.aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts, self.secondary_opts = shown
+
+
+class AliasChoice(click.Choice):
+    """A choice that also accepts old or alternative spellings of its values (not offered in help)."""
+
+    def __init__(self, choices, aliases: dict, case_sensitive: bool = True):
+        super().__init__(choices, case_sensitive)
+        self.aliases = dict(aliases)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            value = self.aliases.get(value if self.case_sensitive else value.lower(), value)
+        return super().convert(value, param, ctx)
+
+
+def completion_of(values):
+    """A click ``shell_complete`` callback offering ``values`` (for options parsed by a callback)."""
+    def complete(ctx, param, incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(v) for v in values if v.startswith(incomplete)]
+    return complete
+
+
+def higher_better_option(help_text: str, aliases=("--scores",)):
+    """``--higher-better``: the values ranked by are scores, higher = better (default: ranks, lower = better)."""
+    return click.option("--higher-better", "higher_better", cls=AliasOption, aliases=aliases, is_flag=True,
+                        help=help_text)
+
+
+def by_option(help_text: str = "One summary per value of this extra column (e.g. lp), rows keyed by its "
+                               "value; repeatable. The value must be constant within a group."):
+    """``--by COLUMN`` (repeatable)."""
+    return click.option("--by", "by", multiple=True, metavar="COLUMN", help=help_text)
 
 
 def input_options(f):
@@ -33,13 +92,40 @@ def input_options(f):
 
 
 def output_options(formats=OUTPUT_FORMATS, default="tsv"):
-    """-o/--output (atomic) and --output-format."""
+    """-o/--output (atomic) and --output-format; summary commands also get --digits."""
+    tables = "markdown" in formats
+
     def decorate(f):
-        f = click.option("--output-format", type=click.Choice(formats), default=default, show_default=True,
-                         help="Output encoding.")(f)
+        if tables:
+            f = click.option(
+                "--digits", type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
+                callback=_remember_digits,
+                help="Round numbers to N decimal places [default: 4 in markdown and latex tables, "
+                     "every digit otherwise].")(f)
+        f = click.option(
+            "--output-format", type=AliasChoice(formats, FORMAT_ALIASES), default=default, show_default=True,
+            help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
+                                      else "."))(f)
         return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
                             help="Write here instead of stdout; written to a temporary file and renamed.")(f)
     return decorate
+
+
+def _remember_digits(ctx, param, value):
+    ctx.meta["rankeval.digits"] = value
+    return value
+
+
+def record_writer(out, output_format: str):
+    """A :class:`~rankeval_cli.summary.RecordWriter` for ``out`` with this command's --digits.
+
+    Use it as a context manager: markdown and latex tables are written when it closes.
+    """
+    from ..summary import RecordWriter
+
+    ctx = click.get_current_context(silent=True)
+    digits = ctx.meta.get("rankeval.digits") if ctx is not None else None
+    return RecordWriter(out, output_format, digits=digits)
 
 
 def parsed_by(target: str, keep_text: bool = False):

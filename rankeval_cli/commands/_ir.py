@@ -44,6 +44,11 @@ def _complete_measure(ctx, param, incomplete):
     return [n for n in NAMES if n.startswith(incomplete)]
 
 
+def no_by(by) -> None:
+    if by:
+        raise click.UsageError("--by does not apply to TREC input: the summaries are per run already")
+
+
 def is_trec_stream(batch) -> bool:
     """A canonical stream written by ``convert --from trec`` carries a ``run`` column."""
     return "run" in batch.extra
@@ -281,7 +286,6 @@ def _summary(measure, run, settings) -> float:
 def run_ir(measures, *, files, qrels, output, output_format, per_group, settings: Settings, input_format="auto",
            exclude_systems=(), ci=None, bootstrap=None, seed=None):
     """The whole IR evaluation of a command: read, join, evaluate, write."""
-    from ..summary import RecordWriter
     from . import _ci, _position
 
     resampling = _ci.resolve(ci, bootstrap, seed)
@@ -292,21 +296,22 @@ def run_ir(measures, *, files, qrels, output, output_format, per_group, settings
             for run in runs:
                 out.write(trec_lines(run, measures, per_group, settings))
             return
+        rows_out = None
         if per_group:
-            writer = RecordWriter(out, output_format)
+            rows_out = _common.record_writer(out, output_format)
             for run in runs:
-                writer.write_many(per_query_records(run, measures))
+                rows_out.write_many(per_query_records(run, measures))
         _position.write_summary(out, summary_records(runs, measures, settings, resampling), output_format,
-                                per_group)
+                                per_group, rows_out)
 
 
-def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names=()):
+def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names=(), output_format=None):
     """Decide between the IR path and the MT path of a measure command.
 
     Returns ``(True, None)`` for TREC runs (``--qrels``) and ``(True, batches)`` for a
     canonical stream of ``convert --from trec`` (it has a ``run`` column) or when an
-    ``-m`` name is an IR measure and no MT measure; else ``(False, batches)``. The first
-    batch is read to tell; it is handed back with the rest.
+    ``-m`` name is an IR measure and no MT measure, or the output is trec_eval's layout;
+    else ``(False, batches)``. The first batch is read to tell; it is handed back with the rest.
     """
     import itertools
 
@@ -321,7 +326,7 @@ def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names
     if first is not None and is_trec_stream(first):
         return True, rest
     ir_only = [n for n in names if parse(n) is not None and n not in mt_names]
-    return bool(ir_only), rest
+    return bool(ir_only) or output_format == "trec", rest
 
 
 def stream_files(batches):
@@ -339,19 +344,15 @@ class _Opened(list):
 
 def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_queries, scores, input_format,
                    exclude_systems, output, output_format, per_group, ci, bootstrap, seed, gain=None,
-                   rel_max=None):
+                   rel_max=None, by=()):
     """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
     batches (already opened) for the command's own path."""
     from ..measures.ir import parse
 
-    is_ir, batches = route(files, qrels, (), input_format, exclude_systems)
+    is_ir, batches = route(files, qrels, (), input_format, exclude_systems, output_format=output_format)
     if not is_ir:
-        if output_format == "trec":
-            raise click.BadParameter("trec output is for TREC input (--qrels or a 'convert --from trec' stream)",
-                                     param_hint="'--output-format'")
-        if tie_policy == "trec":
-            _common.warn("--tie-policy trec: tied items ordered by item id, descending")
         return batches
+    no_by(by)
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
                         gain=gain, rel_max=rel_max, higher_better=scores)
     run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,
@@ -368,7 +369,6 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
     """compare with TREC input: every run against the first, per measure."""
     from ..measures.ir import summary_value
     from ..stats import paired_queries as pq
-    from ..summary import RecordWriter
 
     measures = parse_measures(names, COMPARE_MEASURES)
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
@@ -408,8 +408,8 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
             row["signature"] = settings.signature(m, test="t,wilcoxon,randomization", permutations=permutations,
                                                   seed=seed, correction=None if correction == "none" else correction)
             records.append(row)
-    with _common.output_stream(output) as out:
-        RecordWriter(out, output_format).write_many(records)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(records)
 
 
 def _aligned(run, name, qids):

@@ -15,28 +15,35 @@ TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
 MISSING_PRED = ("drop", "last", "error")
 
 
-def position_options(f):
-    """--tie-policy, --relevance, --scores, --missing-pred, --per-group."""
-    f = click.option(
-        "--per-group", is_flag=True,
-        help="Write one row per group (group, n, skipped, value) as it is computed; the summary then "
-             "goes to stderr.")(f)
+def position_options(per_group_columns: str):
+    """--tie-policy, --relevance, --higher-better, --missing-pred, --per-group (rows of these columns), --by."""
+    def decorate(f):
+        f = _common.by_option()(f)
+        f = click.option(
+            "--per-group", is_flag=True,
+            help=f"Write one row per group ({per_group_columns}) as it is computed; the summary then "
+                 "goes to stderr.")(f)
+        return _tie_and_relevance_options(f)
+    return decorate
+
+
+def _tie_and_relevance_options(f):
     f = click.option(
         "--missing-pred", type=click.Choice(MISSING_PRED), default="drop", show_default=True,
         help="Items with a gold value but no prediction: drop them (as tau does), rank them last "
              "(tied), or stop with an error. Counted either way.")(f)
-    f = click.option(
-        "--scores", is_flag=True,
-        help="pred (and gold, unless --relevance grades) are scores, higher = better.")(f)
+    f = _common.higher_better_option(
+        "pred (and gold, unless --relevance grades) are scores, higher = better [default: ranks, "
+        "lower = better].")(f)
     f = click.option(
         "--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-        help="ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (seed 000); "
+        help="ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
              "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
     return click.option(
         "--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
         help="Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
              "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
-             "orders of each tied block, trec = item id descending (trec_eval) "
+             "orders of each tied block, trec = item id descending (trec_eval's docno order) "
              "[default: trec with TREC input, else pessimistic].")(f)
 
 
@@ -48,10 +55,10 @@ def k_option(help_text: str):
     return click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K", help=help_text)
 
 
-def oriented(batches, scores: bool, relevance: str):
-    """Turn score columns into rank order (negated) when --scores is given."""
+def oriented(batches, higher_better: bool, relevance: str):
+    """Turn score columns into rank order (negated) when --higher-better is given."""
     for batch in batches:
-        if scores:
+        if higher_better:
             gold = batch.gold if relevance == "grades" else -batch.gold
             batch = batch.with_values(gold=gold, pred=-batch.pred)
         yield batch
@@ -71,17 +78,19 @@ def group_records(batch, prep, columns: dict) -> list[dict]:
             for i, g in enumerate(batch.group.tolist())]
 
 
-def write_summary(out, records: list[dict], output_format: str, per_group: bool) -> None:
-    """Summary records to the output, or to stderr after per-group rows."""
-    from ..summary import RecordWriter
-
+def write_summary(out, records: list[dict], output_format: str, per_group: bool, rows_out=None) -> None:
+    """Summary records to the output, or to stderr after the per-group rows (``rows_out``, closed here)."""
     if per_group:
+        if rows_out is not None:
+            rows_out.close()
         out.flush()
         text = io.StringIO()
-        RecordWriter(text, output_format).write_many(records)
+        with _common.record_writer(text, output_format) as writer:
+            writer.write_many(records)
         click.echo(text.getvalue(), err=True, nl=False)
     else:
-        RecordWriter(out, output_format).write_many(records)
+        with _common.record_writer(out, output_format) as writer:
+            writer.write_many(records)
 
 
 def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
@@ -93,28 +102,31 @@ def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
 
 
 def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems, output, output_format,
-                     per_group, tie_policy, relevance, missing_pred, scores, settings: dict, ci=None,
-                     bootstrap=None, seed=None, batches=None, **kernel_options):
+                     per_group, tie_policy, relevance, missing_pred, higher_better, settings: dict, by=(),
+                     ci=None, bootstrap=None, seed=None, batches=None, **kernel_options):
     """Read, prepare, compute ``kernel`` per batch, stream per-group rows, write the mean summary.
 
-    With ``--ci`` (or ``--bootstrap``) every group's value is kept for a percentile
-    bootstrap interval of the mean (columns ci_low, ci_high after value).
+    With ``--by`` one summary per partition key, the key's columns first. With ``--ci``
+    (or ``--bootstrap``) every group's value is kept for a percentile bootstrap interval
+    of the mean (columns ci_low, ci_high after value).
     """
     from ..measures.ties import MeanSummary, Scores, prepare_batch
-    from ..summary import RecordWriter, signature
+    from ..partition import keyed, partitioned
+    from ..summary import signature
     from . import _ci
 
     tie_policy = tie_policy or "pessimistic"
     resampling = _ci.resolve(ci, bootstrap, seed)
-    kept = [] if resampling else None
-    summary = MeanSummary(name)
+    summaries: dict = {}  # key -> (MeanSummary, kept values or None)
     options = prepare_options(tie_policy, relevance, missing_pred)
     if batches is None:
         batches = _common.read_inputs(files, input_format, exclude_systems)
-    batches = oriented(batches, scores, relevance)
+    batches = oriented(batches, higher_better, relevance)
     with _common.output_stream(output) as out:
-        rows_out = RecordWriter(out, output_format) if per_group else None
-        for batch in batches:
+        rows_out = _common.record_writer(out, output_format) if per_group else None
+        for key, batch in partitioned(batches, by):
+            summary, kept = summaries.get(key) or summaries.setdefault(
+                key, (MeanSummary(name), [] if resampling else None))
             prep = prepare_batch(batch, **options)
             values = kernel(prep, **kernel_options)
             summary.add(Scores(batch, values, prep))
@@ -122,15 +134,21 @@ def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems,
                 kept.append(values)
             if rows_out:
                 rows_out.write_many(group_records(batch, prep, {name: values}))
-        sig = signature(name, **settings, ties=tie_policy, relevance=relevance, scores=scores,
+        if not by and not summaries:
+            summaries[()] = (MeanSummary(name), [] if resampling else None)
+        sig = signature(name, **settings, ties=tie_policy, relevance=relevance, scores=higher_better,
                         missing_pred=missing_pred, exclude=_ci.exclusion(exclude_systems),
                         **(resampling.signature() if resampling else {}))
-        record = summary.as_dict()
-        if resampling:
-            record = with_interval(record, "value", mean_interval(kept, resampling))
-        record["signature"] = sig
-        write_summary(out, [record], output_format, per_group)
-    warn_counts(summary.blanks, summary.missing_pred, missing_pred)
+        records = []
+        for key, (summary, kept) in summaries.items():
+            record = summary.as_dict()
+            if resampling:
+                record = with_interval(record, "value", mean_interval(kept, resampling))
+            record["signature"] = sig
+            records.append(keyed(record, by, key))
+        write_summary(out, records, output_format, per_group, rows_out)
+    warn_counts(sum(s.blanks for s, _ in summaries.values()), sum(s.missing_pred for s, _ in summaries.values()),
+                missing_pred)
 
 
 def mean_interval(parts: list, resampling) -> tuple[float, float]:

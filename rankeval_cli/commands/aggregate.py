@@ -1,10 +1,10 @@
-"""``rankeval aggregate``: one system ranking from many rankings (REFERENCE.md §8)."""
+"""``rankeval aggregate``: one system ranking from many rankings (docs/definitions.md#aggregation)."""
 
 from __future__ import annotations
 
 import click
 
-from . import _common
+from . import _ci, _common
 
 METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
                 "trueskill")
@@ -16,19 +16,17 @@ def ranking_options(f):
     """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
     f = click.option("--points", "borda_points", type=click.Choice(("n-r", "n-r+1")), default="n-r",
                      show_default=True,
-                     help="Borda points for position r of an N-list: N-r (seed 004's text: 2,1,0) "
-                          "or N-r+1 (its code: 3,2,1).")(f)
+                     help="Borda points for position r of an N-list: N-r (2,1,0 for three items) "
+                          "or N-r+1 (3,2,1).")(f)
     f = click.option("--missing", "borda_missing", type=click.Choice(("ignore", "bottom")), default="ignore",
                      show_default=True,
                      help="Borda: items absent from a list (or blank in it) earn nothing and the list counts "
                           "only its ranked items (ignore), or share the bottom positions of a list extended "
                           "to all items (bottom).")(f)
-    f = click.option("--higher-better", is_flag=True,
-                     help="The aggregated values are scores (higher = better), not ranks.")(f)
-    f = click.option("--by", "by", multiple=True, metavar="COLUMN",
-                     help="One ranking per value of this extra column (e.g. lp); repeatable. "
-                          "The value must be constant within a group.")(f)
-    return f
+    f = _common.higher_better_option("The aggregated values are scores (higher = better), not ranks.",
+                                     aliases=())(f)
+    return _common.by_option("One ranking per value of this extra column (e.g. lp); repeatable. "
+                             "The value must be constant within a group.")(f)
 
 
 def fusion_options(f):
@@ -46,11 +44,27 @@ def fusion_options(f):
 
 
 def bootstrap_options(f):
-    f = click.option("--seed", type=int, default=1, show_default=True,
-                     help="Random seed of the bootstrap (replicate b uses a generator spawned from it).")(f)
-    return click.option("--bootstrap", type=click.IntRange(min=0), default=0, metavar="N",
-                        help="Resample the groups N times (e.g. 1000): 95% rank range lo-hi and "
-                             "WMT13-style clusters per item.")(f)
+    """--ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters."""
+    from . import _ci
+
+    f = click.option(
+        "--seed", type=click.IntRange(min=0), default=None, metavar="S",
+        help=f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
+    f = click.option(
+        "--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
+        help=f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
+    return click.option(
+        "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
+        help="Resample the groups and give each item its rank range at this level (lo, hi; e.g. 0.95) and "
+             "WMT13-style clusters.")(f)
+
+
+def method_option(help_text: str, names=METHOD_NAMES):
+    """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere)."""
+    return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
+                        callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+                        show_default=True, metavar="METHOD", shell_complete=_common.completion_of(names),
+                        help=help_text)
 
 
 def method_options(f):
@@ -63,17 +77,14 @@ def method_options(f):
     return click.option("--fv-denominator", type=click.Choice(("pair", "all")), default="pair",
                         show_default=True,
                         help="fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
-                             "seed 001's wording).")(f)
+                             "Duh 2008's wording).")(f)
 
 
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
-              show_default=True, metavar="|".join(METHOD_NAMES + FUSION_NAMES),
-              shell_complete=lambda ctx, param, incomplete: [m for m in METHOD_NAMES + FUSION_NAMES
-                                                              if m.startswith(incomplete)],
-              help="Aggregation method (aliases: bt, ge, gt, ew, wmt11-13, ts).")
+@method_option("Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
+               + " (aliases: bt, ge, gt, ew, wmt11-13, ts).", names=METHOD_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
@@ -83,7 +94,7 @@ def method_options(f):
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
-            depth, run_tag, bootstrap, seed):
+            depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items (systems).
 
     Within each group, item i wins against j when its value is strictly lower
@@ -93,9 +104,9 @@ def command(files, input_format, exclude_systems, output, output_format, method,
 
     \b
     Methods:
-      borda          sum of N-r points per list, tied items sharing (seed 004)
-      fv             sum_j P(i above j) (Duh 2008, seed 001 §3.2)
-      ge-others      (wins+ties)/(wins+losses+ties) (WMT07-11, seed 003 §3)
+      borda          sum of N-r points per list, tied items sharing (Borda 1781)
+      fv             sum_j P(i above j) (Duh 2008 §3.2)
+      ge-others      (wins+ties)/(wins+losses+ties) (WMT07-11)
       gt-others      wins/(wins+losses) (WMT12)
       expected-wins  1/(K-1) sum_j wins_ij/(wins_ij+wins_ji) (WMT13)
       copeland       pairwise majority wins - majority losses
@@ -117,6 +128,9 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      (Aslam & Montague 2001)
 
     \b
+    Definitions: docs/definitions.md#aggregation.
+
+    \b
     Output columns: [BY...] item score rank [lo hi cluster] signature;
     --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
     run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
@@ -125,9 +139,10 @@ def command(files, input_format, exclude_systems, output, output_format, method,
 
     \b
     Examples:
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate -m expected-wins
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate -m trueskill --bootstrap 1000
-      rankeval aggregate -m rrf tests/data/fusion/run1.trec tests/data/fusion/run2.trec
+      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method expected-wins
+      rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --ci 0.95
+      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method trueskill --bootstrap 1000
+      rankeval aggregate --method rrf examples/trec/bm25.run examples/trec/dense.run
     """
     from ..aggregate.registry import is_fusion
 
@@ -141,8 +156,12 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                                  param_hint="--output-format")
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
+    if method == "trueskill" and ci is None and bootstrap is None:  # one run: random too, --seed counts
+        run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
+                      higher_better, None, options, single_seed=_ci.DEFAULT_SEED if seed is None else seed)
+        return
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                  higher_better, bootstrap, seed, options)
+                  higher_better, _ci.resolve(ci, bootstrap, seed), options)
 
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
@@ -151,44 +170,48 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
 
     from ..aggregate.fusion import KERNELS, fuse_files
     from ..formats.trec_writer import write_run
-    from ..summary import RecordWriter, signature
+    from ..summary import signature
 
     if not files:
         raise click.UsageError(f"{method} fuses TREC runs: give the run files")
-    fused = fuse_files(files, method, normalization, rrf_k, depth)
     tag = run_tag or method
-    with _common.output_stream(output) as out:
-        if output_format == "trec":
-            try:
-                write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
-            except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint="--run-tag") from None
-            return
-        uses_scores = KERNELS[method][1]
-        sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
-                        k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
-        writer = RecordWriter(out, output_format)
-        query = fused.query.astype(str) if fused.query.dtype.kind != "S" else np.char.decode(fused.query)
-        doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
+    if not tag or any(ch.isspace() for ch in tag):
+        raise click.BadParameter("a run tag is one word without spaces", param_hint="--run-tag")
+    fused = fuse_files(files, method, normalization, rrf_k, depth)
+    if output_format == "trec":
+        with _common.output_stream(output) as out:
+            write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+        return
+    uses_scores = KERNELS[method][1]
+    sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
+                    k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
+    query = np.char.decode(fused.query, "utf-8") if fused.query.dtype.kind == "S" else fused.query.astype(str)
+    doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
                           for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
                                                 fused.score.tolist()))
 
 
 def run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                  higher_better, bootstrap, seed, options, command="aggregate"):
-    """Read, aggregate and write the table; shared with ``rankeval borda``."""
-    from ..aggregate.tables import ranking_records
-    from ..summary import RecordWriter
+                  higher_better, resampling, options, command="aggregate", single_seed: int = 0):
+    """Read, aggregate and write the table; shared with ``rankeval borda``.
 
+    ``resampling`` is the resolved --ci/--bootstrap/--seed (None: no rank ranges);
+    ``single_seed`` seeds TrueSkill's one run when there is no resampling.
+    """
+    from ..aggregate.tables import ranking_records
+
+    bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
+                              else (0, single_seed, None))
     batches = _common.read_inputs(files, input_format, exclude_systems)
-    rankings = compute(batches, method, column, by, higher_better, bootstrap, seed, options)
-    with _common.output_stream(output) as out:
-        if output_format == "trec":
+    rankings = compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=level)
+    if output_format == "trec":
+        with _common.output_stream(output) as out:
             write_rankings_as_run(out, rankings, method)
-            return
-        writer = RecordWriter(out, output_format)
-        writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed,
+        return
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed, level=level,
                                          score_name="points" if command == "borda" else "score",
                                          command=command))
 
@@ -212,7 +235,7 @@ def write_rankings_as_run(out, rankings, method):
                   ranking.scores[keep], method)
 
 
-def compute(batches, method, column, by, higher_better, bootstrap, seed, options):
+def compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=0.95):
     """The rankings, with data errors mapped for the command line and counts reported."""
     from ..aggregate.kemeny import TooManyItems
     from ..aggregate.run import aggregate
@@ -221,7 +244,8 @@ def compute(batches, method, column, by, higher_better, bootstrap, seed, options
 
     try:
         rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
-                             pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed, **options)
+                             pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed, level=level or 0.95,
+                             **options)
     except TooManyItems as exc:
         raise DataError(f"{exc} (--approximate)") from None
     report_counts(rankings, by, _common.warn)

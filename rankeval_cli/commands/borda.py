@@ -1,10 +1,10 @@
-"""``rankeval borda``: Borda count over rankings (seed 004, REFERENCE.md §8)."""
+"""``rankeval borda``: Borda count over rankings (docs/definitions.md#borda)."""
 
 from __future__ import annotations
 
 import click
 
-from . import _common
+from . import _ci, _common
 from .aggregate import bootstrap_options, ranking_options, run_and_write
 
 
@@ -17,7 +17,7 @@ from .aggregate import bootstrap_options, ranking_options, run_and_write
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, column, by, higher_better,
-            borda_missing, borda_points, bootstrap, seed):
+            borda_missing, borda_points, ci, bootstrap, seed):
     """Borda count: each list gives its item at position r of N points N - r.
 
     Tied items share the mean of the points of the positions they span (two items
@@ -28,10 +28,10 @@ def command(files, input_format, exclude_systems, output, output_format, column,
     sorted by points, then item id.
 
     \b
-    Example (seed 004): lists A>B>C, A>C>B, B>A>C give A 5, B 3, C 1.
+    Example: lists A>B>C, A>C>B, B>A>C give A 5, B 3, C 1.
       rankeval borda votes.tsv
       rankeval borda --points n-r+1 --missing bottom --by lp judgments.tsv
     """
     options = dict(borda_missing=borda_missing, borda_points=borda_points)
     run_and_write(files, input_format, exclude_systems, output, output_format, "borda", column, by,
-                  higher_better, bootstrap, seed, options, command="borda")
+                  higher_better, _ci.resolve(ci, bootstrap, seed), options, command="borda")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from . import _ci, _common, _ir
+from .tau import variant_option
 
 MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
-TIE_POLICIES = ("pessimistic", "optimistic", "expected")
+TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
 MISSING_PRED = ("drop", "last", "error")
 #: Options that belong to some measures only: option name -> measures.
 ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndcg", "err", "rankdcg"),
@@ -31,27 +32,27 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
-@click.option("--higher-better", is_flag=True,
-              help="Predictions are scores, higher = better (default: ranks, lower = better; --scores implies "
-                   "it). A column's ':higher'/':lower' overrides it.")
-@click.option("--ties", "variant", default=None, callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
-              help="tau: the tie convention, as 'rankeval tau --ties' [default: penalize].")
+@variant_option(default=None, help_text="tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
               help="tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
                    "[default: micro].")
 @click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
-              help="mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic].")
+              help="mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
 @click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
               help="Gold holds ranks (lower = better) or graded relevance (higher = better).")
-@click.option("--scores", is_flag=True,
-              help="Gold and predictions are scores, higher = better (with --relevance grades, gold is grades).")
+@_common.higher_better_option(
+    "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
+    "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")
 @click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None,
               help="mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
               help="mrr/ndcg/err: cut-off [default: whole lists].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
 @click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
+@_common.by_option("One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
+                   "repeatable. The value must be constant within a group.")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
@@ -61,8 +62,8 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, higher_better,
-            variant, average, tie_policy, relevance, scores, missing_pred, k, gain, rel_max, ci, bootstrap,
+def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
+            average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed, qrels, rel_level, depth, all_queries, correction):
     """Compare predictions of the same gold: scores, differences, intervals, p-values.
 
@@ -108,19 +109,20 @@ def command(files, input_format, exclude_systems, output, output_format, measure
       rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
       rankeval compare --qrels qrels.txt -m map,nDCG@10 --correction holm bm25.run dense.run
       rankeval convert --from jcml wmt10-test.xf.jcml \\
-        | rankeval compare --pred-columns unk,length --ties penalize
-      rankeval compare --measure ndcg --k 10 --relevance grades --scores --pred-columns bm25,dense run.tsv
+        | rankeval compare --pred-columns unk,length --tau-variant penalize
+      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better --pred-columns bm25,dense run.tsv
     """
-    from ..summary import RecordWriter
+    from ..stats.systems import Scorer
 
     names = [n for value in measure for n in value.split(",") if n.strip()]
     is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
         if pred_columns is None else (False, None)
     if is_ir:
+        _ir.no_by(by)
         _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
                          output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
                          depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
-                         higher_better=higher_better or scores, input_format=input_format,
+                         higher_better=higher_better, input_format=input_format,
                          exclude_systems=exclude_systems, permutations=permutations, seed=seed,
                          correction=correction)
         return
@@ -134,7 +136,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                  gain=gain, rel_max=rel_max)
     for option, measures in ONLY_FOR.items():
         if given[option] is not None and measure not in measures:
-            flag = "--ties" if option == "variant" else "--" + option.replace("_", "-")
+            flag = "--tau-variant" if option == "variant" else "--" + option.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --measure {' or '.join(measures)}, not {measure}")
     if pred_columns is not None and len(files) > 1:
         raise click.UsageError("--pred-columns compares columns of one input; give at most one file")
@@ -142,23 +144,28 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         raise click.UsageError("give two or more files to compare (the first is the baseline), "
                                "or one stream with --pred-columns COL1,COL2")
 
-    spec, settings = _measure_spec(measure, relevance, scores, given)
-    default_higher = higher_better or scores
+    from ..partition import keyed
+
+    spec, settings = _measure_spec(measure, relevance, higher_better, given)
+    default_higher = higher_better
     if pred_columns is None:
         names = list(files)
         directions = [default_higher] * len(names)
-        scorers, results = _score_files(files, input_format, exclude_systems, spec, directions)
+        parts = _score_files(files, input_format, exclude_systems, spec, directions, by)
     else:
-        scorers, results = _score_columns(files, input_format, exclude_systems, spec, pred_columns,
-                                          default_higher)
+        parts = _score_columns(files, input_format, exclude_systems, spec, pred_columns, default_higher, by)
         names = [s.column or s.name for s in pred_columns]
         directions = [default_higher if s.higher_better is None else s.higher_better for s in pred_columns]
+    if not by and not parts:
+        parts[()] = [Scorer(spec) for _ in names]
     resampling = dict(ci=repr(float(ci)), bootstrap=bootstrap, permutations=permutations, seed=seed)
-    rows = _rows(spec, dict(settings, exclude=_ci.exclusion(exclude_systems)), scorers, results, names, directions,
-                 resampling)
-    with _common.output_stream(output) as out:
-        RecordWriter(out, output_format).write_many(rows)
-    _warn_counts(names, results, spec.missing_pred)
+    settings = dict(settings, exclude=_ci.exclusion(exclude_systems))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        for key, scorers in parts.items():
+            results = [s.result() for s in scorers]
+            rows = _rows(spec, settings, scorers, results, names, directions, resampling)
+            writer.write_many(keyed(row, by, key) for row in rows)
+            _warn_counts(names, results, spec.missing_pred, dict(zip(by, key)))
 
 
 def _measure_spec(measure, relevance, scores, given):
@@ -192,29 +199,36 @@ def _oriented(batch, spec, higher_better: bool, pred):
     return batch.with_values(gold=spec.orient_gold(batch.gold), pred=-pred if higher_better else pred)
 
 
-def _score_files(files, input_format, exclude_systems, spec, directions):
+def _score_files(files, input_format, exclude_systems, spec, directions, by) -> dict:
+    """{--by key: one Scorer per file}, over files holding the same groups in the same order."""
+    from ..partition import Partitioner, split_aligned
     from ..stats.systems import Scorer, aligned
 
     streams = [_common.read_inputs([f], input_format, exclude_systems) for f in files]
-    scorers = [Scorer(spec) for _ in files]
+    partitioner, parts = Partitioner(by), {}
     for batches in aligned(streams, list(files)):
-        for scorer, batch, higher in zip(scorers, batches, directions):
-            scorer.add(_oriented(batch, spec, higher, batch.pred))
-    return scorers, [s.result() for s in scorers]
+        for key, subs in split_aligned(partitioner, batches):
+            scorers = parts.get(key) or parts.setdefault(key, [Scorer(spec) for _ in files])
+            for scorer, batch, higher in zip(scorers, subs, directions):
+                scorer.add(_oriented(batch, spec, higher, batch.pred))
+    return parts
 
 
-def _score_columns(files, input_format, exclude_systems, spec, systems, default_higher):
+def _score_columns(files, input_format, exclude_systems, spec, systems, default_higher, by) -> dict:
+    """{--by key: one Scorer per prediction column} of one stream."""
+    from ..partition import partitioned
     from ..stats.systems import Scorer, column_values, resolve_columns
 
-    scorers = [Scorer(spec) for _ in systems]
-    for batch in _common.read_inputs(files, input_format, exclude_systems):
+    parts = {}
+    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
         if batch.n_groups == 0:
             continue
         resolve_columns(systems, batch)
+        scorers = parts.get(key) or parts.setdefault(key, [Scorer(spec) for _ in systems])
         for scorer, system in zip(scorers, systems):
             higher = default_higher if system.higher_better is None else system.higher_better
             scorer.add(_oriented(batch, spec, higher, column_values(batch, system.column)))
-    return scorers, [s.result() for s in scorers]
+    return parts
 
 
 def _rows(spec, settings, scorers, results, names, directions, resampling):
@@ -243,7 +257,9 @@ def _rows(spec, settings, scorers, results, names, directions, resampling):
     return rows
 
 
-def _warn_counts(names, results, missing_rule: str) -> None:
+def _warn_counts(names, results, missing_rule: str, where: dict | None = None) -> None:
+    if where:
+        names = [f"{name} ({', '.join(f'{k}={v}' for k, v in where.items())})" for name in names]
     blanks = results[0]["blanks"] if results else 0
     if blanks:
         _common.warn(f"skipped {blanks} {'item' if blanks == 1 else 'items'} without a gold value (blanks)")

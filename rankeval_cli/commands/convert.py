@@ -20,8 +20,6 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="jcml: <tgt> attribute holding the gold rank [default: rank].")
 @click.option("--pred-attr", default=None, metavar="ATTR",
               help="jcml: <tgt> attribute to use as the prediction (e.g. predicted_rank, unk).")
-@click.option("--pred-higher-better", is_flag=True, default=None,
-              help="jcml: the prediction attribute is a score (higher = better); pred is written negated.")
 @click.option("--keep-text", is_flag=True, default=None,
               help="jcml: keep the text of <src>, <tgt> and <ref> as extra columns.")
 @click.option("--min-diff", type=float, default=None, metavar="POINTS",
@@ -32,9 +30,12 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @click.option("--scores", "scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Fill pred from a WMT segment-level metric score file (gzip or plain), matched on "
                    "language pair, segment and system.")
-@click.option("--score-direction", type=click.Choice(("higher", "lower")), default=None,
-              help="--scores and --from wmt-scores: whether higher metric scores are better; pred is written "
-                   "so that lower is better (higher-better scores are negated) [default: higher].")
+@click.option("--higher-better/--lower-better", "higher_better", cls=_common.AliasOption,
+              aliases=("--pred-higher-better",), default=None,
+              help="Direction of the source's scores (jcml --pred-attr, --scores FILE, --from wmt-scores); pred "
+                   "is written so that lower is better, higher-better scores negated [default: lower for a JCML "
+                   "attribute (a predicted rank), higher for metric scores].")
+@click.option("--score-direction", type=click.Choice(("higher", "lower")), default=None, hidden=True)
 @click.option("--refset", default=None, metavar="NAME",
               help="--scores: the reference set to use where the score file has several [default: the one "
                    "named like the test set].")
@@ -49,8 +50,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            pred_higher_better, keep_text, min_diff, lp, scores, score_direction, refset, metric, strict, qrels,
-            depth, all_queries):
+            keep_text, min_diff, lp, scores, higher_better, score_direction, refset, metric, strict, qrels, depth,
+            all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -76,12 +77,10 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
 
     if from_format == "auto" and files and files[0] != "-":
         from_format = sniff(files[0])  # so that reader options (e.g. --pred-attr) apply to JCML files
-    higher_better = None
-    if score_direction is not None and from_format == "wmt-scores":
+    if higher_better is None and score_direction is not None:  # the spelling of earlier releases
         higher_better = score_direction == "higher"
-    options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, pred_higher_better=pred_higher_better,
-                                      keep_text=keep_text, min_diff=min_diff, lp=lp,
-                                      higher_better=higher_better, depth=depth,
+    options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, keep_text=keep_text,
+                                      min_diff=min_diff, lp=lp, depth=depth,
                                       all_queries=all_queries).items() if v is not None}
     if qrels is not None:
         if from_format != "trec":
@@ -89,12 +88,18 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         from ..formats.trec import read_qrels
 
         options.update(qrels=read_qrels(qrels), prefix_groups=len(files) > 1)
+    if higher_better is not None and not scores:
+        if from_format == "wmt-scores":
+            options["higher_better"] = higher_better
+        elif pred_attr is not None:
+            options["pred_higher_better"] = higher_better
+        else:
+            raise click.UsageError("--higher-better/--lower-better goes with --pred-attr, --scores or "
+                                   "--from wmt-scores")
     if not scores:
-        direction = None if from_format == "wmt-scores" else score_direction
-        for flag, value in (("--refset", refset), ("--metric", metric), ("--strict", strict or None),
-                            ("--score-direction", direction)):
+        for flag, value in (("--refset", refset), ("--metric", metric), ("--strict", strict or None)):
             if value is not None:
-                raise click.UsageError(f"{flag} goes with --scores" + (" or --from wmt-scores" if flag == "--score-direction" else ""))
+                raise click.UsageError(f"{flag} goes with --scores")
     if from_format not in ("auto", "tsv", "jsonl"):
         _check_options(reader(from_format), from_format, options)
     elif options:
@@ -105,7 +110,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     if scores:
         from ..formats.join import join_scores
 
-        batches = join_scores(batches, scores, higher_better=score_direction != "lower", strict=strict,
+        batches = join_scores(batches, scores, higher_better=higher_better is not False, strict=strict,
                               report=_common.warn, refset=refset, metric=metric)
     with _common.output_stream(output) as out:
         writer(output_format)(batches, out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from . import _common
-from .aggregate import METHOD_NAMES, method_options, ranking_options
+from .aggregate import METHOD_NAMES, method_option, method_options, ranking_options
 
 
 @click.command(name="correlate")
@@ -14,8 +14,7 @@ from .aggregate import METHOD_NAMES, method_options, ranking_options
 @click.option("--aggregates", is_flag=True,
               help="FILES are aggregate/borda output tables: one with gold_score and pred_score "
                    "(--column both), or two with a score column each (first = x, second = y).")
-@click.option("--method", "-m", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins", show_default=True,
-              metavar="|".join(METHOD_NAMES), help="How system rankings are built from the groups.")
+@method_option("How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
 @ranking_options
 @method_options
 @_common.handle_errors
@@ -27,11 +26,11 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     on gold and once on pred, and their scores correlated: Spearman, Pearson and
     Kendall tau-b with two-sided p-values (level=system, n = systems). The
     segment-level row is the mean over groups of Spearman's rho between gold and
-    pred (seed 001 Table 3; level=segment, n = groups where rho is defined,
+    pred (Duh 2008 Table 3; level=segment, n = groups where rho is defined,
     undefined = groups with < 2 items or a constant side). With --aggregates,
     two finished system rankings are correlated on their shared items.
 
-    Scores are higher = better on both sides, so agreement is positive; seed 003
+    Scores are higher = better on both sides, so agreement is positive; Li, Jiang & Wang 2013
     Tables 4-5 print absolute values.
 
     \b
@@ -43,7 +42,8 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
       rankeval correlate --aggregates human.tsv metric.tsv
     """
     from ..aggregate.correlate import join_scores, system_correlations
-    from ..summary import RecordWriter, signature
+    from ..errors import DataError
+    from ..summary import signature
 
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
@@ -53,11 +53,14 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     else:
         pairs, segments = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)
         sig = signature("correlate", **_settings(method, options))
-    with _common.output_stream(output) as out:
-        writer = RecordWriter(out, output_format)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         for key, (x_scores, y_scores) in pairs.items():
             head = dict(zip(by, key))
             items, x, y, unmatched = join_scores(x_scores, y_scores)
+            if not items and x_scores and y_scores:
+                where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
+                raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
+                                f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
             for c in system_correlations(x, y):
                 writer.write({**head, "level": "system", "measure": c.measure, "value": c.value,
                               "p_value": c.p_value, "n": c.n, "undefined": unmatched, "signature": sig})
@@ -78,7 +81,7 @@ def _settings(method, options):
 def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options):
     """Gold and pred system scores per partition, and the segment-level accumulators."""
     from ..aggregate.correlate import SegmentSpearman
-    from ..aggregate.run import Partitioner
+    from ..partition import Partitioner
 
     from .aggregate import compute
 

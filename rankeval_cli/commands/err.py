@@ -1,4 +1,4 @@
-"""``rankeval err``: expected reciprocal rank at k (seed 000 §3.4, Algorithm 1)."""
+"""``rankeval err``: expected reciprocal rank at k (Avramidis 2013 §3.4, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,19 @@ from . import _ci, _common, _ir, _position
 @click.command(name="err")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_position.position_options
+@_position.position_options("group, n, skipped, err")
 @_ir.ir_options
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
                    "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
                    "et al., Yahoo! LTR, gdeval: scale:4; default with --relevance grades), list-max = the "
                    "group's highest relevance.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, qrels, rel_level, depth, all_queries, k, rel_max, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, k, rel_max, ci, bootstrap, seed):
     """ERR@k of the predicted order, averaged over groups.
 
     ERR@k = sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), with
@@ -46,13 +47,14 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     parsed = parse_rel_max(rel_max, relevance)
     batches = _ir.single_measure(
         "ERR" if k is None else f"ERR@{k}", files=files, qrels=qrels, tie_policy=tie_policy,
-        rel_level=rel_level, depth=depth, all_queries=all_queries, scores=scores, input_format=input_format, exclude_systems=exclude_systems,
+        rel_level=rel_level, depth=depth, all_queries=all_queries, scores=higher_better,
+        input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, rel_max=rel_max)
+        seed=seed, by=by, rel_max=rel_max)
     if batches is None:
         return
     _position.run_mean_measure(
         "err", err_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed, batches=batches, settings=dict(k=k, rel_max=format_rel_max(*parsed)), k=k, rel_max=parsed)

@@ -1,4 +1,4 @@
-"""``rankeval ndcg``: normalized discounted cumulative gain at k (seed 000 §3.3)."""
+"""``rankeval ndcg``: normalized discounted cumulative gain at k (Avramidis 2013 §3.3)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from . import _ci, _common, _ir, _position
 @click.command(name="ndcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_position.position_options
+@_position.position_options("group, n, skipped, ndcg")
 @_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
-              help="exp: 2^rel - 1 (seed 000 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
+              help="exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
                    "[default: exp; linear with TREC input].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, qrels, rel_level, depth, all_queries, k, gain, ci, bootstrap, seed):
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, k, gain, ci, bootstrap, seed):
     """NDCG@k of the predicted order, averaged over groups.
 
     DCG@k = sum over predicted positions i <= k of gain(rel_i) / log2(i + 1);
@@ -46,15 +46,15 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     batches = _ir.single_measure(
         "nDCG" if k is None else f"nDCG@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
-        all_queries=all_queries, scores=scores, input_format=input_format, exclude_systems=exclude_systems,
+        all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, gain=gain)
+        seed=seed, by=by, gain=gain)
     if batches is None:
         return
     gain = gain or "exp"
     _position.run_mean_measure(
         "ndcg", ndcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
         output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, scores=scores, ci=ci, bootstrap=bootstrap,
+        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
         seed=seed, batches=batches, settings=dict(k=k, gain=gain),
         k=k, gain=gain)

@@ -12,13 +12,14 @@ TIE_MODES = ("minimize", "floor", "ceiling", "middle")
 @click.command(name="normalize")
 @_common.input_options
 @_common.output_options()
-@click.option("--ties", type=click.Choice(TIE_MODES), default="ceiling", show_default=True,
-              help="How tied values become ranks: minimize=[1,2,2,3], floor=[1,2,2,4], "
-                   "ceiling=[1,3,3,4], middle=[1,2.5,2.5,4] (seed 000 §3.6).")
+@click.option("--tied-ranks", "ties", cls=_common.AliasOption, aliases=("--ties",), type=click.Choice(TIE_MODES),
+              default="ceiling", show_default=True,
+              help="The rank tied values get: minimize=[1,2,2,3], floor=[1,2,2,4], ceiling=[1,3,3,4], "
+                   "middle=[1,2.5,2.5,4] (Avramidis 2013 §3.6; docs/definitions.md#normalization).")
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="both", show_default=True,
               help="Which values to normalize.")
-@click.option("--higher-better", is_flag=True,
-              help="The values are scores (higher = better): rank 1 goes to the highest.")
+@_common.higher_better_option("The values are scores (higher = better): rank 1 goes to the highest.",
+                              aliases=())
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, ties, column, higher_better):
     """Rewrite values as ranks 1..n within each group.
@@ -28,7 +29,7 @@ def command(files, input_format, exclude_systems, output, output_format, ties, c
 
     \b
     Example:
-      rankeval normalize --ties middle --column pred < pairs.tsv
+      rankeval normalize --tied-ranks middle --column pred < pairs.tsv
     """
     from ..formats import writer
     from ..ranks import normalize_ranks

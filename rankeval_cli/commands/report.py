@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from . import _ci, _common, _ir, _position
+from .tau import variant_option
 
 
 @click.command(name="report")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_position.position_options
+@_position.position_options("group, n, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
 @_ir.measure_option("Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
                     "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
@@ -19,17 +20,17 @@ from . import _ci, _common, _ir, _position
                     "[default: every MT row; with TREC input map, P_10, recall_1000, ndcg, ndcg_cut_10, "
                     "recip_rank, Rprec, bpref, num_ret, num_rel, num_rel_ret].")
 @_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
-@click.option("--tau-ties", "tau_variant", default="penalize", show_default=True,
-              callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
-              help="Kendall tau variant, as for 'rankeval tau --ties' (penalize = RankEval 2013 and WMT08-12).")
+@variant_option(help_text="Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
+                aliases=("--tau-ties",))
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
               help="NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
               help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, scores,
-            missing_pred, per_group, qrels, rel_level, depth, all_queries, measures, k, tau_variant, gain, rel_max,
+def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
+            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, measures, k, variant, gain, rel_max,
             ci, bootstrap, seed):
     """All measures at once: tau (micro, macro, counts, p), MRR, NDCG, ERR,
     rankDCG, BPH shares per human rank and the average predicted rank.
@@ -52,47 +53,47 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     --per-group --output-format trec writes trec_eval -q's lines.
 
     \b
-    Examples (RankEval 2013's "rankeval.py file.jcml unk rank"; a TREC run):
+    Examples (RankEval 2013's "rankeval.py file.jcml unk rank"; TREC runs):
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report --ci 0.95
       rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 examples/trec/bm25.run
     """
     from ..measures.err import parse_rel_max
-    from ..summary import RecordWriter
+    from ..partition import keyed, partitioned
 
     mt_names = _mt_names(k)
-    is_ir, batches = _ir.route(files, qrels, measures, input_format, exclude_systems, mt_names)
+    is_ir, opened = _ir.route(files, qrels, measures, input_format, exclude_systems, mt_names, output_format)
     if is_ir:
-        settings = _ir.Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
-                                gain=gain, rel_max=rel_max, higher_better=scores)
-        _ir.run_ir(_ir.parse_measures(measures), files=files if batches is None else _ir.stream_files(batches),
+        _ir.no_by(by)
+        ir_settings = _ir.Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
+                                   gain=gain, rel_max=rel_max, higher_better=higher_better)
+        _ir.run_ir(_ir.parse_measures(measures), files=files if opened is None else _ir.stream_files(opened),
                    qrels=qrels, output=output, output_format=output_format, per_group=per_group,
-                   settings=settings, input_format=input_format, exclude_systems=exclude_systems, ci=ci,
+                   settings=ir_settings, input_format=input_format, exclude_systems=exclude_systems, ci=ci,
                    bootstrap=bootstrap, seed=seed)
         return
-    if output_format == "trec":
-        raise click.BadParameter("trec output is for TREC input (--qrels or a 'convert --from trec' stream)",
-                                 param_hint="'--output-format'")
-    if tie_policy == "trec":
-        raise click.BadParameter("the trec policy is for TREC input (--qrels or a 'convert --from trec' stream)",
-                                 param_hint="'--tie-policy'")
     wanted = _wanted_rows(measures, mt_names)
     tie_policy, gain = tie_policy or "pessimistic", gain or "exp"
-    report = Report(tau_variant=tau_variant, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred,
-                    scores=scores, k=k, gain=gain, rel_max=parse_rel_max(rel_max, relevance),
+    settings = dict(tau_variant=variant, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred,
+                    scores=higher_better, k=k, gain=gain, rel_max=parse_rel_max(rel_max, relevance),
                     resampling=_ci.resolve(ci, bootstrap, seed), exclude=_ci.exclusion(exclude_systems))
+    reports: dict = {}  # --by key -> Report
+    batches = _position.oriented(opened, higher_better, relevance)
     with _common.output_stream(output) as out:
-        rows_out = RecordWriter(out, output_format) if per_group else None
-        for batch in _position.oriented(batches, scores, relevance):
+        rows_out = _common.record_writer(out, output_format) if per_group else None
+        for key, batch in partitioned(batches, by):
+            report = reports.get(key) or reports.setdefault(key, Report(**settings))
             rows = report.add(batch, per_group=per_group)
             if rows_out:
                 rows_out.write_many(rows)
-        records = report.records()
-        if wanted is not None:
-            records = [r for r in records if r["measure"] in wanted or
-                       (r["measure"].startswith("bph_") and "bph" in wanted)]
-        _position.write_summary(out, records, output_format, per_group)
-    _position.warn_counts(report.blanks, report.missing_pred, missing_pred)
+        if not by and not reports:
+            reports[()] = Report(**settings)
+        records = [keyed(record, by, key) for key, report in reports.items() for record in report.records()
+                   if wanted is None or record["measure"] in wanted
+                   or (record["measure"].startswith("bph_") and "bph" in wanted)]
+        _position.write_summary(out, records, output_format, per_group, rows_out)
+    _position.warn_counts(sum(r.blanks for r in reports.values()), sum(r.missing_pred for r in reports.values()),
+                          missing_pred)
 
 
 #: rows of the MT report that -m can name (bph = every bph_<rank> row)
@@ -232,7 +233,7 @@ class Report:
 
         t = self.tau.summary()
         defined = t.groups - t.undefined
-        # gold grades (higher = better) and --scores decide how tau orients the pairs
+        # gold grades (higher = better) and --higher-better decide how tau orients the pairs
         oriented = dict(relevance=self.settings["relevance"], scores=self.settings["scores"])
         rows = [
             row("tau_micro", t.micro, defined, t.groups, t.undefined, "tau", ties=t.variant, avg="micro", **oriented),
@@ -258,7 +259,7 @@ class Report:
             rows.append(row(f"bph_{rank}", count / self.bph.groups, _whole(count), self.bph.groups,
                             self.bph.empty, "bph", **sig))
         rows.append(row("avg_predicted", self.bph.average, self.bph.groups, self.bph.groups + self.bph.empty,
-                        self.bph.empty, "bph", **sig))
+                        self.bph.empty, "avg_predicted", **sig))
         rows.append(row("blanks", self.blanks, None, None, None, "blanks"))
         rows.append(row("missing_pred", self.missing_pred, None, None, None, "missing_pred",
                         rule=sig["missing_pred"]))

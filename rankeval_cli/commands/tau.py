@@ -9,23 +9,32 @@ from . import _ci, _common, _position
 # Kept here (not imported from the measure) so that --help loads no numpy.
 VARIANTS = ("penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq", "acc-eq")
 AVERAGES = ("micro", "macro", "both")
+ALIASES = ("wmt08", "wmt09", "wmt10", "wmt11", "wmt12", "darr", "wmt13", "wmt15", "wmt16")
 
+
+def variant_option(default="penalize", help_text="Tau variant (tie convention): penalize (WMT08-12, DARR), "
+                   "ignore (WMT13), wmt14 (WMT14-16), include, a, b (scipy), c, eq, acc-eq (WMT23-25); aliases "
+                   "wmt08..wmt16, darr; case-insensitive. Definitions: docs/definitions.md#tau.",
+                   aliases=("--ties",)):
+    """``--tau-variant VARIANT``, shared by every command that computes tau."""
+    return click.option("--tau-variant", "variant", cls=_common.AliasOption, aliases=aliases, default=default,
+                        show_default=default is not None, metavar="VARIANT",
+                        callback=_common.parsed_by("measures.tau:canonical_variant"),
+                        shell_complete=_common.completion_of(VARIANTS + ALIASES), help=help_text)
 
 
 @click.command(name="tau")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
-@click.option("--ties", "variant", default="penalize", show_default=True, callback=_common.parsed_by("measures.tau:canonical_variant"), metavar="VARIANT",
-              help="Tie convention: penalize (WMT08-12, DARR), ignore (WMT13), wmt14 (WMT14-16), include, "
-                   "a, b (scipy), c, eq, acc-eq (WMT23-25); aliases wmt08..wmt16, darr. Case-insensitive.")
+@variant_option()
 @click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
               help="micro pools pair counts over groups; macro averages the group taus.")
 @click.option("--per-group", is_flag=True,
               help="Write one row per group (group, n, skipped, C, D, T_h, T_m, T_hm, tau, p) as it is "
                    "computed; the summary then goes to stderr.")
-@click.option("--scores", is_flag=True,
-              help="gold and pred are scores (higher = better) rather than ranks. Counts are the same "
-                   "either way; the flag is recorded in the signature.")
+@_common.higher_better_option("gold and pred are scores (higher = better) rather than ranks. Counts are the "
+                              "same either way; the flag is recorded in the signature.")
+@_common.by_option()
 @click.option("--calibrate-ties", is_flag=True,
               help="eq/acc-eq: count pred pairs with |pred difference| <= epsilon as ties, epsilon chosen "
                    "to maximize the --average micro or macro score (Deutsch et al. 2023). Holds all pairs "
@@ -33,15 +42,15 @@ AVERAGES = ("micro", "macro", "both")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, variant, average, per_group,
-            scores, calibrate_ties, ci, bootstrap, seed):
+            higher_better, by, calibrate_ties, ci, bootstrap, seed):
     """Kendall's tau between gold and pred within each group.
 
     Pairs are counted over the items of a group whose gold and pred are both
     present: C concordant, D discordant, T_h tied in gold only, T_m tied in
-    pred only, T_hm tied in both. Variants (REFERENCE.md §3):
+    pred only, T_hm tied in both. Variants (docs/definitions.md#tau):
 
     \b
-      penalize  (C-D-T_m)/(C+D+T_m)        seed 000 eq. 2; WMT08-12, DARR
+      penalize  (C-D-T_m)/(C+D+T_m)        Avramidis 2013 eq. 2; WMT08-12, DARR
       ignore    (C-D)/(C+D)                WMT13
       wmt14     (C-D)/(C+D+T_m)            WMT14-16
       include   (C-D+T_hm)/N               N = all pairs
@@ -54,7 +63,8 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     Micro tau pools the counts of all groups; macro tau is the mean over the
     groups where the tau is defined (the count of the others is reported). The
     p column of the summary tests S = C-D summed over groups with Kendall's
-    tie-corrected variance; per-group p uses seed 000 eqs. 3-4.
+    tie-corrected variance (Kendall 1945); per-group p is Kendall's z test
+    with n = ranked items (Avramidis 2013 eqs. 3-4).
 
     --ci adds a percentile bootstrap interval over groups to each average
     (columns micro_ci_low, micro_ci_high, macro_ci_low, macro_ci_high),
@@ -63,41 +73,62 @@ def command(files, input_format, exclude_systems, output, output_format, variant
 
     \b
     Examples:
-      rankeval tau --ties penalize < pairs.tsv
-      rankeval tau --ties b --average macro --per-group judgments.tsv
-      rankeval tau --ties acc-eq --scores --calibrate-ties --average macro da.tsv
-      rankeval tau --ties darr --ci 0.95 --bootstrap 1000 --seed 1 darr.tsv
+      rankeval tau --tau-variant penalize < pairs.tsv
+      rankeval tau --tau-variant b --average macro --per-group judgments.tsv
+      rankeval tau --tau-variant acc-eq --higher-better --calibrate-ties --average macro da.tsv
+      rankeval tau --tau-variant darr --by lp --ci 0.95 --seed 1 darr.tsv
     """
-    from ..measures.tau import CALIBRATED, tau_stream
-    from ..summary import RecordWriter, signature
+    from ..measures.tau import CALIBRATED, TauAccumulator, TieCalibrator
+    from ..partition import keyed, partitioned
+    from ..summary import signature
 
     if calibrate_ties and variant not in CALIBRATED:
-        raise click.UsageError(f"--calibrate-ties applies to --ties {' or '.join(CALIBRATED)}, not {variant}")
+        raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")
     if calibrate_ties and average == "both":
         raise click.UsageError("--calibrate-ties chooses epsilon for one average: give --average micro or macro")
 
     resampling = _ci.resolve(ci, bootstrap, seed)
-    kept = _new_columns() if resampling else None
+    parts: dict = {}  # key -> (accumulator, kept per-group statistics or None)
+
+    def new_part():
+        acc = TieCalibrator(variant, average) if calibrate_ties else TauAccumulator(variant)
+        return acc, (_new_columns() if resampling else None)
+
     batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
-        rows_out = RecordWriter(out, output_format) if per_group else None
+        rows_out = _common.record_writer(out, output_format) if per_group else None
 
-        def on_groups(rows):
+        def on_groups(rows, kept):
             if rows_out:
                 rows_out.write_many(rows.records())
             if kept:
                 _keep(kept, rows, average)
 
-        summary = tau_stream(batches, variant, on_groups=on_groups, calibrate=average if calibrate_ties else None)
-        sig = signature("tau", ties=variant, avg=average, scores=scores, calibrated=calibrate_ties or None,
+        for key, batch in partitioned(batches, by):
+            acc, kept = parts.get(key) or parts.setdefault(key, new_part())
+            rows = acc.add(batch)
+            if not calibrate_ties:
+                on_groups(rows, kept)
+        if not by and not parts:
+            parts[()] = new_part()
+        sig = signature("tau", ties=variant, avg=average, scores=higher_better, calibrated=calibrate_ties or None,
                         exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
-        record = _summary_record(summary, average, sig)
-        if resampling:
-            record = _with_intervals(record, variant, average, kept, resampling)
-        _position.write_summary(out, [record], output_format, per_group)
-    if summary.skipped:
-        noun = "item" if summary.skipped == 1 else "items"
-        _common.warn(f"skipped {summary.skipped} {noun} lacking a gold or pred value")
+        records, skipped = [], 0
+        for key, (acc, kept) in parts.items():
+            if calibrate_ties:
+                _epsilon, rows, summary = acc.finish()
+                on_groups(rows, kept)
+            else:
+                summary = acc.summary()
+            record = _summary_record(summary, average, sig)
+            if resampling:
+                record = _with_intervals(record, variant, average, kept, resampling)
+            records.append(keyed(record, by, key))
+            skipped += summary.skipped
+        _position.write_summary(out, records, output_format, per_group, rows_out)
+    if skipped:
+        noun = "item" if skipped == 1 else "items"
+        _common.warn(f"skipped {skipped} {noun} lacking a gold or pred value")
 
 
 def _new_columns():

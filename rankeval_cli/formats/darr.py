@@ -1,4 +1,4 @@
-"""WMT17-21 DARR pairs (REFERENCE.md §9): space-separated ``LP DATA SID BETTER WORSE [DIFF]``.
+"""WMT17-21 DARR pairs: space-separated ``LP DATA SID BETTER WORSE [DIFF]``.
 
 An optional header line ``LP DATA SID BETTER WORSE`` (a first field ``LP``) is
 skipped; any other header is an error. Every line is one 2-item group: BETTER

@@ -1,4 +1,4 @@
-"""JCML (QE XML) ranking files, read and written (REFERENCE.md §9, seed 000 §4.2).
+"""JCML (QE XML) ranking files, read and written (Avramidis 2013 §4.2; README, Formats).
 
     <jcml>
       <judgedsentence id="51" langsrc="de" langtgt="en">      one group

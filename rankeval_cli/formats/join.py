@@ -57,6 +57,9 @@ def join_scores(batches: Iterable[Batch], path, higher_better: bool = True, stri
             example = example or index.describe_missing(batch, int(absent[0]))
         total += batch.n_rows
         yield batch.with_values(pred=-score if higher_better else score)
+    if total and missing == total:
+        raise DataError(f"no item matched a score in this file (language pair, segment, system and test set "
+                        f"must agree); first unmatched: {example}", index.name)
     if missing:
         report(f"{missing} of {total} items have no score in {index.name} (pred left empty); first: {example}")
 

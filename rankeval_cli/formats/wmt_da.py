@@ -1,4 +1,4 @@
-"""WMT20 segment-level direct assessments turned into DARR pairs (REFERENCE.md §9).
+"""WMT20 segment-level direct assessments turned into DARR pairs.
 
 Input: space-separated ``SYS SEGID RAW.SCR Z.SCR N SID`` (header optional), one row
 per system and segment (``SEGID`` = ``docid::segid``; ``SID`` its number). The

@@ -1,4 +1,4 @@
-"""WMT human relative-ranking judgments (REFERENCE.md §9), three layouts told apart by the header.
+"""WMT human relative-ranking judgments, three layouts told apart by the header.
 
 * WMT08 ``TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_i,SCORE_i_A,SCORE_i_B`` (i = 0..4):
   only ``TYPE=RANK`` rows are rankings (``SCORE_i_A`` = rank); other rows are counted

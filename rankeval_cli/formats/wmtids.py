@@ -1,4 +1,4 @@
-"""WMT naming: language names and codes, language pairs, system ids (REFERENCE.md §9).
+"""WMT naming: language names and codes, language pairs, system ids.
 
 Languages appear as English names (``Czech``, WMT10-13), ISO 639-2 codes
 (``cze``/``ces``, WMT14-16) or ISO 639-1 codes (``cs``, metric files); all map

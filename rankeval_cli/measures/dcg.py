@@ -1,7 +1,7 @@
-"""DCG and NDCG (seed 000 §3.3, eqs. 7-8; REFERENCE.md §5).
+"""DCG and NDCG (Avramidis 2013 §3.3, eqs. 7-8; docs/definitions.md).
 
 DCG@k = Σ_{i ≤ k} gain(rel_i) / log2(i + 1), rel_i the relevance of the item at
-predicted position i; gain ``exp`` = 2^rel − 1 (seed 000 eq. 7, the default) or
+predicted position i; gain ``exp`` = 2^rel − 1 (Avramidis 2013 eq. 7, the default) or
 ``linear`` = rel (trec_eval, sklearn, ranx). Relevance from gold ranks is
 rel = n − rank + 1 over ``ceiling`` ranks (n = ranked items of the group); with
 ``relevance="grades"`` it is the gold grade. NDCG@k = DCG@k / IDCG@k, IDCG the DCG

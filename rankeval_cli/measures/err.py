@@ -1,8 +1,8 @@
-"""Expected Reciprocal Rank (seed 000 §3.4 eqs. 9-10, Algorithm 1; Chapelle et al. 2009).
+"""Expected Reciprocal Rank (Avramidis 2013 §3.4 eqs. 9-10, Algorithm 1; Chapelle et al. 2009).
 
 ERR@k = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i),  R = (2^rel − 1) / 2^rel_max,
-computed in one pass (the products are running products, seed 000 Algorithm 1),
-never by enumeration. Relevance as in :mod:`.dcg`. ``rel_max`` (REFERENCE.md §5):
+computed in one pass (the products are running products, Avramidis 2013 Algorithm 1),
+never by enumeration. Relevance as in :mod:`.dcg`. ``rel_max``:
 
 ``n``        the number of ranked items of the group — the original RankEval's
              choice, and the default for relevance derived from gold ranks (where
@@ -54,7 +54,7 @@ def format_rel_max(kind: str, top: float | None) -> str:
 
 
 def stop_probability(prep: Prepared, rel_max: tuple[str, float | None]) -> np.ndarray:
-    """R = (2^rel − 1) / 2^rel_max per row (seed 000 eq. 9), as 2^(rel − max) − 2^−max."""
+    """R = (2^rel − 1) / 2^rel_max per row (Avramidis 2013 eq. 9), as 2^(rel − max) − 2^−max."""
     kind, top = rel_max
     if kind == "n":
         high = prep.sizes[prep.group].astype(np.float64)

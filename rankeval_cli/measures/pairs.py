@@ -1,4 +1,4 @@
-"""Pair counts of Kendall's tau for every group of a batch (REFERENCE.md §2-3).
+"""Pair counts of Kendall's tau for every group of a batch.
 
 For each group, over the items whose gold AND pred are present (NaN = missing),
 every unordered pair of items is exactly one of
@@ -12,7 +12,7 @@ so ``C + D + T_h + T_m + T_hm = n (n - 1) / 2``. The direction of the values
 long as gold and pred share it.
 
 Alongside, the tie-block statistics of Kendall's tie-corrected null variance of
-S = C - D (REFERENCE.md §3; Kendall 1970, eq. 4.4), for gold blocks of sizes t
+S = C - D (docs/definitions.md; Kendall 1970, eq. 4.4), for gold blocks of sizes t
 and pred blocks of sizes u: Σt(t-1), Σt(t-1)(t-2), Σt(t-1)(2t+5) and the same for u.
 
 Two exact algorithms, both vectorized across groups:
@@ -79,11 +79,13 @@ class PairCounts:
         return self.C - self.D
 
     def var_S(self) -> np.ndarray:
-        """Null variance of S with ties (REFERENCE.md §3), float64 per group.
+        """Null variance of S with ties (Kendall 1945; docs/definitions.md#tau-p), float64 per group.
 
         Var(S) = (v0 - vt - vu)/18 + v1/(2n(n-1)) + v2/(9n(n-1)(n-2)),
         v0 = n(n-1)(2n+5), v1 = Σt(t-1)·Σu(u-1), v2 = Σt(t-1)(t-2)·Σu(u-1)(u-2).
         The v1 term is 0 for n < 2 and the v2 term for n < 3 (their sums vanish).
+        A side tied throughout (one block of n: Σt(t-1) = n(n-1)) makes Var(S) exactly 0,
+        which the divisions would leave as a rounding residue (about 1e-16): it is set to 0.
         """
         n = self.n.astype(np.float64)
         v0 = n * (n - 1) * (2 * n + 5)
@@ -93,7 +95,9 @@ class PairCounts:
         d2 = 9 * n * (n - 1) * (n - 2)
         term1 = np.divide(v1, d1, out=np.zeros_like(n), where=d1 > 0)
         term2 = np.divide(v2, d2, out=np.zeros_like(n), where=d2 > 0)
-        return (v0 - self.gold_t5 - self.pred_t5) / 18 + term1 + term2
+        var = (v0 - self.gold_t5 - self.pred_t5) / 18 + term1 + term2
+        all_tied = (self.gold_t2 == n * (n - 1)) | (self.pred_t2 == n * (n - 1))
+        return np.where(all_tied, 0.0, var)
 
     def take(self, index) -> "PairCounts":
         """The counts of some groups (index or boolean mask)."""

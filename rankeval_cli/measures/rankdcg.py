@@ -1,4 +1,4 @@
-"""rankDCG (seed 002 §4; REFERENCE.md §6; reference code dkaterenchuk/ranking_measures).
+"""rankDCG (Katerenchuk & Rosenberg 2016 §4; reference code dkaterenchuk/ranking_measures).
 
 With K distinct gold values in a group: rel'(item) = dense rank of its gold value
 counted from the bottom (worst gold → 1, best → K); the ideal order sorts items by
@@ -58,7 +58,7 @@ def rankdcg(gold, pred, *, tie_policy: str = DEFAULT_TIE_POLICY, relevance: str 
             missing_pred: str = "drop") -> float:
     """rankDCG of one group. ``gold``/``pred`` are ranks (lower = better), NaN = missing.
 
-    >>> L = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]  # seed 002 Table 1, gold as grades
+    >>> L = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]  # Katerenchuk & Rosenberg 2016 Table 1, gold as grades
     >>> round(rankdcg(L, [-v for v in [9, 4, 4, 2, 2, 1, 2, 1, 1, 1]], relevance="grades"), 12)
     0.975
     """

@@ -1,11 +1,11 @@
-"""First Answer Reciprocal Rank and Mean Reciprocal Rank (seed 000 §3.2, eqs. 5-6).
+"""First Answer Reciprocal Rank and Mean Reciprocal Rank (Avramidis 2013 §3.2, eqs. 5-6).
 
 Per group, the relevant items are those with the best gold rank (with graded
 gold, ``relevance="grades"``: grade > 0, the trec_eval convention). With r the
 predicted position of the first relevant item, RR = 1/r (0 when r > k for RR@k);
 MRR is the mean over groups. A group without a relevant item is undefined (NaN).
 
-Predicted ties (REFERENCE.md §5): ``pessimistic`` = relevant items last in their
+Predicted ties: ``pessimistic`` = relevant items last in their
 tied block; with one relevant item in the block r is its ``ceiling`` rank, what the
 original RankEval computed. With c > 1 relevant items tied together the worst order
 puts the first of them at (block end − c + 1); RankEval 2013 returned 1/(block end),

@@ -1,4 +1,4 @@
-"""Simple measures: BPH, average predicted (seed 000 §3.5), P@k and AP@k (seed 004).
+"""Simple measures: BPH, average predicted (Avramidis 2013 §3.5), P@k and AP@k (Borda count).
 
 BPH (best predicted vs human): per group, the human rank (``ceiling``-normalized
 gold rank, 1 = best) of the item predicted best; reported as the share of groups
@@ -55,7 +55,7 @@ def bph_weights(prep: Prepared) -> tuple[np.ndarray, np.ndarray]:
 
 
 class BPHSummary:
-    """Streaming BPH histogram and average predicted rank (seed 000 §3.5).
+    """Streaming BPH histogram and average predicted rank (Avramidis 2013 §3.5).
 
     Counts (fractional under the expected policy) and the rank sum are exact sums,
     rounded once when read, so they do not depend on where the input was cut.
@@ -148,7 +148,7 @@ def precision_at_k(gold, pred, *, k: int | None = None, tie_policy: str = DEFAUL
                    relevance: str = "ranks", missing_pred: str = "drop") -> float:
     """P@k of one group (see module doc).
 
-    >>> precision_at_k([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades")  # seed 004 q1
+    >>> precision_at_k([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades")  # worked example q1
     0.6
     """
     prep = prepare_group(gold, pred, relevance=relevance, tie_policy=tie_policy, missing_pred=missing_pred)

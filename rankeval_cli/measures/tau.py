@@ -1,4 +1,4 @@
-"""Kendall's tau with every tie convention in use (REFERENCE.md §3; seed 000 eqs. 1-4).
+"""Kendall's tau with every tie convention in use (Avramidis 2013 eqs. 1-4; docs/definitions.md).
 
 With the pair counts of :mod:`.pairs` (C, D, T_h gold-only ties, T_m pred-only
 ties, T_hm ties in both, N = all pairs, n items):
@@ -6,10 +6,10 @@ ties, T_hm ties in both, N = all pairs, n items):
 =========  ==================================================  ===========================
 variant    formula                                             source
 =========  ==================================================  ===========================
-penalize   (C - D - T_m) / (C + D + T_m)                       seed 000 eq. 2; WMT08-12, DARR
-ignore     (C - D) / (C + D)                                   seed 000 eq. 1; WMT13
+penalize   (C - D - T_m) / (C + D + T_m)                       Avramidis 2013 eq. 2; WMT08-12, DARR
+ignore     (C - D) / (C + D)                                   Avramidis 2013 eq. 1; WMT13
 wmt14      (C - D) / (C + D + T_m)                             WMT14-16
-include    (C - D + T_hm) / N                                  seed 000 tie inclusion
+include    (C - D + T_hm) / N                                  Avramidis 2013 tie inclusion
 a          (C - D) / N                                         Kendall 1938
 b          (C - D) / sqrt((C + D + T_h)(C + D + T_m))          Kendall 1945; scipy default
 c          2(C - D) / (n² (m - 1) / m), m = min(#distinct)     Stuart 1953
@@ -18,16 +18,16 @@ acc-eq     (C + T_hm) / N                                      Deutsch et al. 20
 =========  ==================================================  ===========================
 
 A group's tau is undefined (NaN) when its denominator is 0. Micro averaging
-(seed 000 τ_μ) pools the counts of all groups, then applies the formula; for the
+(Avramidis 2013 τ_μ) pools the counts of all groups, then applies the formula; for the
 ratio variants this is Σ numerator / Σ denominator, which is also how ``c`` is
 pooled (Σ 2S / Σ n²(m-1)/m). Macro averaging (τ_m) is the mean of the defined
 group taus; undefined groups are counted, and a tau of exactly 0 is kept (the
 original RankEval dropped it).
 
-p-values: per group seed 000 eqs. 3-4, z = τ / sqrt((4n+10) / (9n(n-1))) with n
+p-values: per group Avramidis 2013 eqs. 3-4, z = τ / sqrt((4n+10) / (9n(n-1))) with n
 the number of ranked items, p = erfc(|z|/√2) (not defined for ``acc-eq``, an
 accuracy that is not centred on 0). For a whole data set, z = ΣS / sqrt(ΣVar(S))
-with Kendall's tie-corrected null variance of S per group (REFERENCE.md §3).
+with Kendall's tie-corrected null variance of S per group.
 
 Tie calibration (Deutsch, Foster & Freitag 2023, "Ties Matter"): for ``eq`` and
 ``acc-eq``, pred pairs with |Δpred| ≤ ε count as pred ties, ε chosen among 0 and
@@ -158,7 +158,7 @@ class GroupRows:
 
     @cached_property
     def p(self) -> np.ndarray:
-        """Per-group p-values (seed 000 eqs. 3-4), see :func:`group_p`."""
+        """Per-group p-values (Avramidis 2013 eqs. 3-4), see :func:`group_p`."""
         return group_p(self.variant, self.tau, self.counts.n)
 
     def records(self) -> list[dict]:

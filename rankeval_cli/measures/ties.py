@@ -1,13 +1,13 @@
 """Predicted ties and the shared preparation of every rank-position measure.
 
-REFERENCE.md §5 ("Ties in predictions"). A rank-position measure (RR, DCG/NDCG,
+docs/definitions.md ("Ties in predictions"). A rank-position measure (RR, DCG/NDCG,
 ERR, rankDCG, P@k, AP, BPH) needs a total order of the items, but predictions
 tie. Three policies:
 
 ``pessimistic`` (default)
     tied items in the worst order for the measure: worst gold first. For RR with
     one best-gold item in the tied block this is the ``ceiling`` rank, what the
-    original RankEval computed (seed 000 §3.2), hence the default: the numbers
+    original RankEval computed (Avramidis 2013 §3.2), hence the default: the numbers
     agree with the 2013 tool wherever it had no bug (checked on WMT10 data), and
     a ranker gains nothing by predicting ties.
 ``optimistic``
@@ -62,7 +62,7 @@ class Prepared:
     ``pos`` is the 1-based position in the group; ``block`` numbers the tied blocks
     of predicted values across the batch, ``block_first`` / ``block_size`` give the
     first position and size of each row's block. ``rel`` is the graded relevance
-    (REFERENCE.md §5), ``relevant`` the binary one (best gold rank, or grade > 0),
+   , ``relevant`` the binary one (best gold rank, or grade > 0),
     ``gold_rank`` the ``ceiling``-normalized gold rank (1 = best). ``row`` is each
     sorted row's index in the input arrays and ``batch`` the batch they came from (set
     by :func:`prepare_batch`), so a kernel can name the line of a bad value.
@@ -91,7 +91,7 @@ class Prepared:
 
     @property
     def sizes(self) -> np.ndarray:
-        """Ranked items per group (n of REFERENCE.md §5)."""
+        """Ranked items per group (n of docs/definitions.md)."""
         return np.diff(self.offsets)
 
     @property
@@ -129,7 +129,7 @@ def prepare(gold, pred, offsets, *, relevance: str = "ranks", tie_policy: str = 
 
     ``gold`` and ``pred`` are per-row float arrays (NaN = missing), ``offsets`` the
     group offsets. Predictions are ranks (lower = better). With ``relevance="ranks"``
-    gold holds ranks: rel = n − rank + 1 over ``ceiling`` ranks (seed 000 §3.3); with
+    gold holds ranks: rel = n − rank + 1 over ``ceiling`` ranks (Avramidis 2013 §3.3); with
     ``"grades"`` gold holds graded relevance (higher = better, must be ≥ 0).
     """
     check_choice(relevance, RELEVANCE_MODES, "relevance")
@@ -308,7 +308,7 @@ def padded_block_buckets(first_row: np.ndarray, size: np.ndarray, n_rows: int):
 
 
 def position_discount(pos: np.ndarray, k: int | None) -> np.ndarray:
-    """1 / log2(pos + 1), zero beyond the cut-off ``k`` (seed 000 eq. 7)."""
+    """1 / log2(pos + 1), zero beyond the cut-off ``k`` (Avramidis 2013 eq. 7)."""
     disc = 1.0 / np.log2(pos + 1.0)
     if k is not None:
         disc = np.where(pos <= k, disc, 0.0)

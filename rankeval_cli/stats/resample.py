@@ -4,9 +4,9 @@ Every summary measure here is a function of sums over groups: θ = f(Σ_g s_g).
 
 * a macro mean (MRR, NDCG, ERR, rankDCG, macro tau, ...): s_g = (v_g·d_g, d_g)
   with d_g = 1 where the group's value v_g is defined, θ = Σ v d / Σ d;
-* micro tau (seed 000 τ_μ): s_g = the group's pair counts (C, D, T_h, T_m, T_hm)
+* micro tau (Avramidis 2013 τ_μ): s_g = the group's pair counts (C, D, T_h, T_m, T_hm)
   and, for Stuart's c, its denominator n²(m-1)/m; θ = the variant's formula on
-  the pooled counts (REFERENCE.md §3).
+  the pooled counts.
 
 A bootstrap replicate draws G groups with replacement (Efron & Tibshirani 1993,
 ch. 6, resampling the independent units: groups, never items of a group), i.e.

@@ -1,0 +1,187 @@
+"""The Python API: every measure for one group (arrays in, a value out) and for a whole stream.
+
+Keywords are the command line's option names (``tau_variant``, ``higher_better``,
+``tie_policy``, ``relevance``, ``k``, ``gain``, ``rel_max``, ``missing_pred``, ``by``, ...), with the
+same defaults, so a notebook and a Makefile give the same numbers. Definitions:
+docs/definitions.md.
+
+One group: ``gold`` and ``pred`` are sequences of equal length; NaN (or None) is a missing
+value. Values are ranks, lower = better, unless ``higher_better=True`` (scores) or, for gold,
+``relevance="grades"`` (graded relevance, higher = better).
+
+A whole stream: :func:`evaluate` takes a path (any format ``rankeval`` reads as a canonical
+stream: TSV or JSON lines, gzip allowed), a pandas DataFrame with ``group``, ``item``, ``gold``,
+``pred`` columns (plus any extra, e.g. ``lp`` for ``by=["lp"]``), or a file object, and
+returns the summary records exactly as ``rankeval MEASURE --output-format jsonl`` prints them.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+#: the commands :func:`evaluate` runs, by measure name.
+MEASURE_COMMANDS = ("tau", "mrr", "ndcg", "err", "rankdcg", "report")
+
+
+def _oriented(gold, pred, higher_better: bool, relevance: str = "ranks"):
+    """gold, pred as float arrays in rank order (lower = better), as the commands orient them."""
+    import numpy as np
+
+    gold = np.asarray([math.nan if g is None else g for g in gold], dtype=np.float64)
+    pred = np.asarray([math.nan if p is None else p for p in pred], dtype=np.float64)
+    if higher_better:
+        return (gold if relevance == "grades" else -gold), -pred
+    return gold, pred
+
+
+def tau(gold, pred, *, tau_variant: str = "penalize", higher_better: bool = False, epsilon: float = 0.0) -> float:
+    """Kendall's tau of one group with a tie convention (``tau_variant``: penalize, ignore, wmt14,
+    include, a, b, c, eq, acc-eq); NaN when undefined. ``epsilon``: pred pairs with
+    |Δpred| ≤ ε are ties (eq, acc-eq).
+
+    >>> round(tau([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], tau_variant="b", higher_better=True), 9)
+    0.316227766
+    """
+    from .measures.tau import tau as group_tau
+
+    gold, pred = _oriented(gold, pred, False)
+    return group_tau(gold, pred, tau_variant, scores=higher_better, epsilon=epsilon)
+
+
+def rr(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic", relevance: str = "ranks",
+       higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """Reciprocal rank of the best gold item (Avramidis 2013 §3.2); with grades, of the first
+    relevant (grade > 0) item. ``k``: 0 beyond position k.
+
+    >>> rr([1, 2, 3], [2, 1, 3])
+    0.5
+    """
+    from .measures.rr import reciprocal_rank
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return reciprocal_rank(gold, pred, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred, k=k)
+
+
+def ndcg(gold, pred, *, k: int | None = None, gain: str = "exp", tie_policy: str = "pessimistic",
+         relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """NDCG@k of one group (gain ``exp`` = 2^rel − 1 or ``linear`` = rel).
+
+    >>> # (3 + (0 + 2)/2 · (1/log2 3 + 1/log2 4)) / (3 + 2/log2 3): the tied pair shares its discounts
+    >>> round(ndcg([3, 0, 2], [0.9, 0.8, 0.8], relevance="grades", higher_better=True, gain="linear",
+    ...            tie_policy="expected"), 6)
+    0.969279
+    """
+    from .measures.dcg import ndcg as group_ndcg
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return group_ndcg(gold, pred, k=k, gain=gain, tie_policy=tie_policy, relevance=relevance,
+                      missing_pred=missing_pred)
+
+
+def err(gold, pred, *, k: int | None = None, rel_max: str | None = None, tie_policy: str = "pessimistic",
+        relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """ERR@k of one group (Chapelle et al. 2009); ``rel_max``: n, scale:G or list-max.
+
+    >>> round(err([1, 2], [1, 2]), 6)  # R = (2^2 - 1)/2^2, then (2^1 - 1)/2^2 at rank 2
+    0.78125
+    """
+    from .measures.err import err as group_err
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return group_err(gold, pred, k=k, rel_max=rel_max, tie_policy=tie_policy, relevance=relevance,
+                     missing_pred=missing_pred)
+
+
+def rankdcg(gold, pred, *, tie_policy: str = "pessimistic", relevance: str = "ranks",
+            higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """rankDCG of one group (Katerenchuk & Rosenberg 2016); NaN when every gold value is equal.
+
+    >>> round(rankdcg([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], [9, 4, 4, 2, 2, 1, 2, 1, 1, 1], relevance="grades",
+    ...               higher_better=True), 9)  # their Table 1
+    0.975
+    """
+    from .measures.rankdcg import rankdcg as group_rankdcg
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return group_rankdcg(gold, pred, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
+
+
+def precision(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic", relevance: str = "ranks",
+              higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """P@k of one group: the share of relevant items among the first k predicted.
+
+    >>> precision([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades")
+    0.6
+    """
+    from .measures.simple import precision_at_k
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return precision_at_k(gold, pred, k=k, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
+
+
+def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic",
+                      relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+    """AP@k of one group.
+
+    >>> round(average_precision([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades"), 3)
+    0.756
+    """
+    from .measures.simple import average_precision as group_ap
+
+    gold, pred = _oriented(gold, pred, higher_better, relevance)
+    return group_ap(gold, pred, k=k, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
+
+
+def evaluate(data, measure: str = "report", **options) -> list[dict]:
+    """The summary records of ``rankeval MEASURE`` on ``data``, as its JSON lines.
+
+    ``measure`` is tau, mrr, ndcg, err, rankdcg or report; ``options`` are the command's
+    options by their Python names (``tau_variant`` is ``variant`` on the command line's
+    ``--tau-variant``: both are accepted), e.g. ``evaluate(df, "ndcg", k=10, by=["lp"])``.
+    Bad data raises :class:`~rankeval_cli.errors.DataError`; an unknown option, TypeError.
+    """
+    import json
+
+    from .cli import main
+
+    if measure not in MEASURE_COMMANDS:
+        raise ValueError(f"unknown measure {measure!r}; known: {', '.join(MEASURE_COMMANDS)}")
+    command = main.get_command(None, measure)
+    params = {p.name: p for p in command.params if p.expose_value}
+    if "tau_variant" in options:
+        options["variant"] = options.pop("tau_variant")
+    unknown = set(options) - set(params) - {"by"}
+    if unknown:
+        raise TypeError(f"rankeval {measure} has no option {', '.join(sorted(unknown))}; "
+                        f"known: {', '.join(sorted(set(params) - {'files', 'output', 'output_format'}))}")
+    defaults = command.make_context(measure, [], resilient_parsing=True).params  # as the command line parses them
+    kwargs = {name: _value(param, options[name]) if name in options else defaults.get(name)
+              for name, param in params.items()}
+    out = io.StringIO()
+    kwargs.update(files=(_source(data),), output=out, output_format="jsonl", input_format="auto")
+    command.callback.__wrapped__(**kwargs)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _value(param, value):
+    """An option's value as the command receives it (callbacks parse names such as tau variants)."""
+    if param.multiple and isinstance(value, str):
+        value = (value,)
+    if param.callback is not None and value is not None and not isinstance(value, bool):
+        return param.callback(None, param, value)
+    return value
+
+
+def _source(data):
+    """A path, a file object, or a DataFrame written as the canonical TSV in memory."""
+    if hasattr(data, "to_csv") and hasattr(data, "columns"):
+        missing = [c for c in ("group", "item", "gold") if c not in data.columns]
+        if missing:
+            raise ValueError(f"the DataFrame needs the columns group, item, gold (and pred): missing "
+                             f"{', '.join(missing)}")
+        text = data.to_csv(sep="\t", index=False, na_rep="", lineterminator="\n")
+        buffer = io.BytesIO(text.encode("utf-8"))
+        buffer.name = "<DataFrame>"
+        return buffer
+    return data

@@ -1,0 +1,84 @@
+"""``rankeval table``: the summaries of several runs gathered into one table for a paper."""
+
+from __future__ import annotations
+
+import click
+
+from . import _common
+
+
+@click.command(name="table")
+@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True, dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Write here instead of stdout; written to a temporary file and renamed.")
+@click.option("--output-format", type=_common.AliasChoice(_common.SUMMARY_FORMATS, _common.FORMAT_ALIASES),
+              default="markdown", show_default=True, help="Table encoding.")
+@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, metavar="N",
+              help="Decimal places (non-zero values below half a unit of the last place in scientific notation).")
+@click.option("--label", "labels", multiple=True, metavar="NAME",
+              help="Name of each file's rows, in order (repeatable) [default: the file name without its "
+                   "extensions].")
+@click.option("--values", "value_column", default=None, metavar="COLUMN",
+              help="The column holding the numbers [default: value, score or points; micro and macro for tau].")
+@click.option("--ci", "show_ci", is_flag=True, help="Show each value's interval [ci_low, ci_high] when it has one.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+              help="Mark a value whose p-value (compare's p_randomization, correlate's p_value, ...) is below "
+                   "this: a dagger in markdown and latex, * in tsv/jsonl.")
+@_common.handle_errors
+def command(files, output, output_format, digits, labels, value_column, show_ci, alpha):
+    """Gather the summaries of several runs into one table: a row per run,
+    system or metric, a column per measure.
+
+    FILES are summaries written by rankeval commands (tau, mrr, ndcg, err,
+    rankdcg, report, compare, correlate, aggregate, ...), as TSV or JSON lines.
+    A row is keyed by the file's label (when there are several files) and by
+    the record's key columns: its --by columns, level, system, item and metric.
+    A column is the record's measure (tau gives tau_micro and tau_macro); an
+    aggregate table gives one column per file. Significance is marked where the
+    summaries carry it: the best cluster in bold and each value's cluster as a
+    superscript (aggregate --ci), a dagger where p < --alpha (compare,
+    correlate). Signatures are listed under the table, one per measure.
+
+    \b
+    Examples:
+      rankeval ndcg --by lp a.tsv > a.ndcg; rankeval ndcg --by lp b.tsv > b.ndcg
+      rankeval table --label baseline --label new a.ndcg b.ndcg
+      rankeval report run.tsv | rankeval table --output-format latex --digits 3 -
+    """
+    import os
+
+    from ..gather import gather, table_records
+    from ..summary import RecordWriter
+
+    if labels and len(labels) != len(files):
+        raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
+    names = list(labels) or [_stem(f) for f in files]
+    table = gather(list(files), names, value_column)
+    markup = output_format if output_format in ("markdown", "latex") else "plain"
+    records = table_records(table, digits, show_ci, alpha, markup)
+    with _common.output_stream(output) as out:
+        with RecordWriter(out, output_format) as writer:
+            writer.write_many(records)
+        if records:
+            _write_signatures(out, table.signatures, output_format)
+    del os
+
+
+def _stem(path: str) -> str:
+    import os
+
+    if path == "-":
+        return "stdin"
+    name = os.path.basename(path)
+    return name.split(".")[0] or name
+
+
+def _write_signatures(out, signatures: dict, output_format: str) -> None:
+    """One line per measure under a Markdown or LaTeX table (TSV and JSON lines stay pure records)."""
+    if output_format not in ("markdown", "latex"):
+        return
+    lines = [f"{column}: {' ; '.join(sorted(sigs))}" for column, sigs in signatures.items()]
+    if output_format == "markdown":
+        out.write("\n" + "".join(f"- `{line}`\n" for line in lines))
+    else:
+        out.write("".join(f"% {line}\n" for line in lines))

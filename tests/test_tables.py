@@ -1,0 +1,117 @@
+"""Markdown and LaTeX summaries, --digits, --by partitions, and ``rankeval table``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from rankeval_cli.cli import main
+from rankeval_cli.tables import latex_escape, latex_table, markdown_table
+
+TSV = ("group\titem\tgold\tpred\tlp\n"
+       "s1\ta\t1\t1\tde-en\ns1\tb\t2\t3\tde-en\ns1\tc\t3\t2\tde-en\n"
+       "s2\ta\t1\t2\tcs-en\ns2\tb\t2\t1\tcs-en\n"
+       "s3\ta\t1\t1\tde-en\ns3\tb\t2\t2\tde-en\n")
+
+
+def invoke(*args, input=TSV):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def test_markdown_and_latex_tables_by_hand():
+    assert markdown_table(["name", "value"], [["a|b", "0.5000"], ["c", "–"]]) == (
+        "| name | value |\n|---|---:|\n| a\\|b | 0.5000 |\n| c | – |\n")
+    assert latex_escape("x_1 & 50% #2") == r"x\_1 \& 50\% \#2"
+    assert latex_table(["m", "v"], [["ndcg_cut_10", r"\textbf{0.5000}$^{1}$"]]) == (
+        "\\begin{tabular}{lr}\n\\toprule\nm & v \\\\\n\\midrule\n"
+        "ndcg\\_cut\\_10 & \\textbf{0.5000}$^{1}$ \\\\\n\\bottomrule\n\\end{tabular}\n")
+
+
+def test_by_gives_one_summary_per_value_equal_to_the_filtered_input():
+    # tau per lp computed on the whole stream equals tau on each lp's rows alone
+    by = invoke("tau", "--by", "lp", "--output-format", "jsonl")
+    rows = {r["lp"]: r for r in map(json.loads, by.stdout.splitlines())}
+    assert list(rows) == ["de-en", "cs-en"]
+    for lp, row in rows.items():
+        lines = TSV.splitlines()
+        alone = invoke("tau", "--output-format", "jsonl",
+                       input="\n".join([lines[0]] + [x for x in lines[1:] if x.endswith(lp)]) + "\n")
+        expected = json.loads(alone.stdout)
+        assert {k: v for k, v in row.items() if k != "lp"} == expected
+    # hand count: de-en groups s1 (C=2, D=1) and s3 (C=1): micro penalize = (3-1)/4 = 0.5
+    assert rows["de-en"]["micro"] == 0.5 and rows["cs-en"]["micro"] == -1.0
+
+
+@pytest.mark.parametrize("command", ["mrr", "ndcg", "err", "rankdcg", "report"])
+def test_by_on_position_measures(command):
+    result = invoke(command, "--by", "lp")
+    assert result.exit_code == 0, result.output
+    header, *rows = result.stdout.splitlines()
+    assert header.split("\t")[0] == "lp" and {r.split("\t")[0] for r in rows} == {"de-en", "cs-en"}
+
+
+def test_by_on_a_missing_column_or_a_column_changing_within_a_group():
+    assert invoke("ndcg", "--by", "testset").exit_code == 1
+    bad = TSV.replace("s2\tb\t2\t1\tcs-en", "s2\tb\t2\t1\tde-en")
+    result = invoke("tau", "--by", "lp", input=bad)
+    assert result.exit_code == 1 and "changes within group 's2'" in result.stderr
+
+
+def test_markdown_output_and_digits():
+    result = invoke("ndcg", "--output-format", "markdown", "--digits", "2")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("| measure | value |") and lines[1].startswith("|---|---:|")
+    value = float(lines[2].split("|")[2])
+    exact = json.loads(invoke("ndcg", "--output-format", "jsonl").stdout)["value"]
+    assert value == round(exact, 2) and lines[2].split("|")[2].strip() == f"{exact:.2f}"
+    # --digits rounds TSV and JSON too; json is the old spelling of jsonl
+    assert json.loads(invoke("ndcg", "--output-format", "json", "--digits", "3").stdout)["value"] == round(exact, 3)
+
+
+def test_table_gathers_runs_with_intervals_and_significance(tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text(invoke("ndcg", "--by", "lp").stdout)
+    b.write_text(invoke("mrr", "--by", "lp").stdout)
+    result = invoke("table", "--label", "first", "--label", "second", a, b)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "| run | lp | ndcg | mrr |"
+    assert lines[2].startswith("| first | de-en | ") and lines[2].endswith(" |  |")
+    assert lines[-1].startswith("- `mrr: mrr|")
+    compare = tmp_path / "c.tsv"
+    compare.write_text("system\tbaseline\tmeasure\tvalue\tp_randomization\tsignature\n"
+                       "x\tx\ttau_micro\t0.5\t\ts\ny\tx\ttau_micro\t0.25\t0.01\ts\nz\tx\ttau_micro\t0.125\t0.2\ts\n")
+    rows = invoke("table", compare).stdout.splitlines()
+    assert rows[3] == "| y | x | 0.2500† |" and rows[4] == "| z | x | 0.1250 |"
+
+
+def test_table_marks_clusters_and_counts(tmp_path):
+    agg = tmp_path / "human.tsv"
+    agg.write_text("item\tscore\trank\tlo\thi\tcluster\tsignature\n"
+                   "A\t0.75\t1\t1\t1\t1\ts\nB\t0.5\t2\t2\t3\t2\ts\nC\t0.25\t3\t2\t3\t2\ts\n")
+    latex = invoke("table", "--output-format", "latex", agg).stdout
+    assert "A & \\textbf{0.7500}$^{1}$ \\\\" in latex and "C & 0.2500$^{2}$ \\\\" in latex
+    assert invoke("table", "--output-format", "tsv", agg).stdout.splitlines()[1] == "A\t0.7500 (1)"
+
+
+def test_table_errors(tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("measure\tvalue\nndcg\n")
+    result = invoke("table", bad)
+    assert result.exit_code == 1 and "bad.tsv:2: expected 2 tab-separated fields, found 1" in result.stderr
+    assert invoke("table", "--label", "x", bad, bad).exit_code == 2
+
+
+def test_compare_by_equals_each_partition_alone():
+    lines = TSV.replace("\tpred\t", "\tp1\t").splitlines()
+    data = "\n".join([lines[0] + "\tp2"] + [f"{x}\t{i % 3}" for i, x in enumerate(lines[1:])]) + "\n"
+    args = ["compare", "--pred-columns", "p1,p2", "--bootstrap", "50", "--permutations", "50", "--output-format", "jsonl"]
+    by = [json.loads(x) for x in invoke(*args, "--by", "lp", input=data).stdout.splitlines()]
+    assert [r["lp"] for r in by] == ["de-en", "de-en", "cs-en", "cs-en"]
+    for lp in ("de-en", "cs-en"):
+        alone = invoke(*args, input="\n".join([lines[0] + "\tp2"] + [
+            f"{x}\t{i % 3}" for i, x in enumerate(lines[1:]) if f"\t{lp}" in x]) + "\n")
+        expected = [json.loads(x) for x in alone.stdout.splitlines()]
+        assert [{k: v for k, v in r.items() if k != "lp"} for r in by if r["lp"] == lp] == expected

@@ -1,0 +1,150 @@
+"""One vocabulary: every command's options name a shared idea the same way, help cites no
+internal document, and every option with a fixed set of values completes them in the shell.
+
+The walk covers every command ``rankeval`` lists (and the subcommands of groups), so a
+command added later is checked without being named here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.shell_completion import ShellComplete
+
+from rankeval_cli.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: a shared idea's canonical option -> the synonyms no command may show.
+SYNONYMS = {
+    "--higher-better": ("--pred-higher-better", "--score-direction", "--scores-higher", "--higher-is-better",
+                        "--descending", "--reverse", "--maximize"),
+    "--tau-variant": ("--ties", "--tau-ties", "--variant", "--tau"),
+    "--tie-policy": ("--tie-breaking", "--ties-policy", "--break-ties"),
+    "--tied-ranks": ("--tie-mode", "--rank-ties"),
+    "--output-format": ("--format", "--out-format", "--json", "--tsv", "--markdown", "--latex"),
+    "--output": ("--out", "--outfile", "--output-file"),
+    "--ci": ("--ci-level", "--confidence", "--level"),
+    "--bootstrap": ("--n-bootstrap", "--bootstraps", "--resamples", "--samples", "--replicates"),
+    "--permutations": ("--n-permutations", "--trials", "--randomizations"),
+    "--seed": ("--random-seed", "--rng-seed", "--rng"),
+    "--by": ("--group-by", "--by-column", "--partition", "--split-by"),
+    "--exclude-systems": ("--exclude", "--exclude-system", "--skip-systems"),
+    "--k": ("--cutoff", "--cut-off", "--depth-k", "--at"),
+    "--measure": ("--measures", "--metric-name"),
+    "--correction": ("--multiple-testing", "--adjust"),
+    "--epsilon": ("--eps", "--tie-epsilon", "--threshold"),
+}
+FORBIDDEN = {syn: canonical for canonical, syns in SYNONYMS.items() for syn in syns}
+#: shared values: an option of this name offers only these (json is the hidden alias of jsonl).
+OUTPUT_FORMATS = {"tsv", "jsonl", "jcml", "trec", "markdown", "latex"}
+#: shared defaults, stated in the help where the default is None.
+DEFAULTS = {"--bootstrap": "1000", "--seed": "12345", "--permutations": "1000"}
+INTERNAL = re.compile(r"seed 00[0-9]|REFERENCE(\.md| ?§)|[Ii]ssue [0-9]+|\bshared/(REFERENCE|DESIGN)")
+
+
+def _context(command, parent=None, name=None):
+    """A context as ``rankeval`` makes it (-h/--help), so that click's cached help option is right."""
+    return click.Context(command, parent=parent, info_name=name, **getattr(command, "context_settings", {}))
+
+
+ROOT_CONTEXT = _context(main, name="rankeval")
+
+
+def _commands(group=main, prefix=()):
+    ctx = _context(group, ROOT_CONTEXT if group is not main else None)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        path = prefix + (name,)
+        yield path, command
+        if isinstance(command, click.Group):
+            yield from _commands(command, path)
+
+
+COMMANDS = list(_commands())
+IDS = [" ".join(path) for path, _ in COMMANDS]
+
+
+def _shown_names(option: click.Option) -> list[str]:
+    aliases = getattr(option, "aliases", ())
+    return [name for name in option.opts + option.secondary_opts if name not in aliases]
+
+
+@pytest.mark.parametrize("path, command", COMMANDS, ids=IDS)
+def test_options_use_the_shared_names(path, command):
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.hidden:
+            continue
+        for name in _shown_names(param):
+            if name == "--scores" and not param.is_flag:
+                continue  # convert --scores FILE: the metric scores to join, not a direction
+            assert name not in FORBIDDEN, f"{' '.join(path)} {name}: the shared name is {FORBIDDEN.get(name)}"
+            assert not (name == "--scores" and param.is_flag), f"{' '.join(path)} --scores: use --higher-better"
+        if "--output-format" in param.opts:
+            assert set(param.type.choices) <= OUTPUT_FORMATS and "json" not in param.type.choices
+        for name, default in DEFAULTS.items():
+            if name in param.opts and param.default is None:
+                assert f"default: {default}" in (param.help or ""), (path, name)
+            elif name in param.opts and not param.is_flag and param.default is not None \
+                    and name != "--bootstrap" or (name in param.opts and param.default not in (None, 0)):
+                assert str(param.default) == default, (path, name, param.default)
+        if "--ci" in param.opts and not param.is_flag:
+            assert param.default in (None, 0.95), path
+
+
+@pytest.mark.parametrize("path, command", COMMANDS, ids=IDS)
+def test_help_cites_no_internal_document(path, command):
+    text = command.get_help(_context(command, ROOT_CONTEXT, " ".join(path)))
+    assert not INTERNAL.search(text), INTERNAL.search(text).group(0)
+
+
+def test_docs_readme_and_man_pages_cite_no_internal_document():
+    for folder in ("man", "docs", "rankeval_cli"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".1", ".md", ".py"):
+                found = INTERNAL.search(path.read_text(encoding="utf-8"))
+                assert not found, f"{path.relative_to(ROOT)}: {found.group(0)}"
+    found = INTERNAL.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert not found, f"README.md: {found.group(0)}"
+
+
+def _completions(path, args, incomplete):
+    complete = ShellComplete(main, {}, "rankeval", "_RANKEVAL_COMPLETE")
+    return [item.value for item in complete.get_completions([*path, *args], incomplete)]
+
+
+@pytest.mark.parametrize("path, command", COMMANDS, ids=IDS)
+def test_every_option_with_fixed_values_completes_them(path, command):
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.is_flag or param.hidden:
+            continue
+        fixed = isinstance(param.type, click.Choice) or "|" in (param.metavar or "") or \
+            (param.metavar or "") in ("VARIANT", "METHOD", "MEASURE")
+        if not fixed:
+            continue
+        offered = _completions(path, [param.opts[-1]], "")
+        assert offered, f"{' '.join(path)} {param.opts[-1]} offers no values to complete"
+
+
+def test_completion_offers_tau_variants_and_methods():
+    assert {"penalize", "acc-eq", "wmt14"} <= set(_completions(("tau",), ["--tau-variant"], ""))
+    assert {"expected-wins", "kemeny"} <= set(_completions(("aggregate",), ["--method"], ""))
+    assert _completions(("ndcg",), ["--tie-policy"], "exp") == ["expected"]
+
+
+def test_old_spellings_still_work_hidden():
+    from click.testing import CliRunner
+
+    data = "group\titem\tgold\tpred\ns\ta\t1\t2\ns\tb\t2\t1\ns\tc\t3\t3\n"
+    runner = CliRunner()
+    new = runner.invoke(main, ["tau", "--tau-variant", "b", "--higher-better"], input=data).stdout
+    assert runner.invoke(main, ["tau", "--ties", "b", "--scores"], input=data).stdout == new
+    assert runner.invoke(main, ["report", "--tau-ties", "b"], input=data).exit_code == 0
+    assert runner.invoke(main, ["normalize", "--ties", "middle"], input=data).stdout == \
+        runner.invoke(main, ["normalize", "--tied-ranks", "middle"], input=data).stdout
+    assert runner.invoke(main, ["ndcg", "--output-format", "json"], input=data).stdout == \
+        runner.invoke(main, ["ndcg", "--output-format", "jsonl"], input=data).stdout
+    assert "--ties" not in runner.invoke(main, ["tau", "--help"]).stdout
