@@ -49,6 +49,15 @@ def canonical(name: str) -> str:
     return key
 
 
+def canonical_pairwise(name: str) -> str:
+    """:func:`canonical`, refusing the run fusion methods (for commands whose input is groups)."""
+    key = canonical(name)
+    if key in FUSION:
+        raise ValueError(f"{key} fuses IR runs (rankeval aggregate --method {key} RUN...); here: "
+                         f"{', '.join(METHODS)}")
+    return key
+
+
 def is_fusion(method: str) -> bool:
     """True for the run fusion methods (inputs are IR runs)."""
     return canonical(method) in FUSION

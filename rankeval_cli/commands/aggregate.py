@@ -60,9 +60,11 @@ def bootstrap_options(f):
 
 
 def method_option(help_text: str, names=METHOD_NAMES):
-    """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere)."""
+    """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere);
+    the run fusion methods only where ``names`` has them."""
+    parser = "aggregate.registry:canonical" if set(FUSION_NAMES) & set(names) else "aggregate.registry:canonical_pairwise"
     return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
-                        callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+                        callback=_common.parsed_by(parser), default="expected-wins",
                         show_default=True, metavar="METHOD", shell_complete=_common.completion_of(names),
                         help=help_text)
 
