@@ -147,7 +147,7 @@ def evaluate(data, measure: str = "report", **options) -> list[dict]:
 
     if measure not in MEASURE_COMMANDS:
         raise ValueError(f"unknown measure {measure!r}; known: {', '.join(MEASURE_COMMANDS)}")
-    command = main.get_command(None, measure)
+    command = main.get_command(None, measure)  # (its -h stays -h: see cli.LazyGroup)
     params = {p.name: p for p in command.params if p.expose_value}
     if "tau_variant" in options:
         options["variant"] = options.pop("tau_variant")

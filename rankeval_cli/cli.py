@@ -28,9 +28,13 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
     "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }
+
+
+HELP_NAMES = ["-h", "--help"]
 
 
 class LazyGroup(click.Group):
@@ -42,7 +46,10 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in COMMANDS or not _module_exists(name):
             return None
-        return importlib.import_module(f"rankeval_cli.commands.{name}").command
+        command = importlib.import_module(f"rankeval_cli.commands.{_module(name)}").command
+        # -h works however the command's context is made (click caches its help option per command)
+        command.context_settings.setdefault("help_option_names", HELP_NAMES)
+        return command
 
     def format_commands(self, ctx, formatter):
         rows = [(name, COMMANDS[name]) for name in self.list_commands(ctx)]
@@ -51,11 +58,16 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+def _module(name: str) -> str:
+    """The module of a command: ``meta-eval`` lives in ``meta_eval.py``."""
+    return name.replace("-", "_")
+
+
 def _module_exists(name: str) -> bool:
-    return importlib.util.find_spec(f"rankeval_cli.commands.{name}") is not None
+    return importlib.util.find_spec(f"rankeval_cli.commands.{_module(name)}") is not None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_NAMES})
 @click.version_option(__version__, prog_name="rankeval")
 def main():
     """Evaluate machine-predicted rankings against human (gold) rankings.

@@ -29,7 +29,7 @@ from rankeval_cli.cli import main
 
 COMMANDS = main.list_commands(click.Context(main))
 #: commands that read no ranking stream (``completion SHELL`` prints a script).
-NOT_STREAMS = {"completion", "table"}  # table reads summaries, completion nothing
+NOT_STREAMS = {"completion", "table", "meta-eval"}  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
 STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {

@@ -173,3 +173,47 @@ def test_segment_sum_is_exact():
     cut.add(np.array([np.nan, 2.0**-54, 0.5]))
     assert cut.total == whole.total == 0.5 + 2.0**-53
     assert (cut.defined, cut.undefined) == (whole.defined, whole.undefined) == (3, 1)
+
+
+def test_ci_equals_a_slow_bootstrap_of_repeated_groups():
+    """correlate --ci against the obvious procedure: for each replicate, repeat every group as
+    often as the draw says, aggregate gold and pred anew, correlate; then the percentiles."""
+    import json
+
+    import numpy as np
+    from click.testing import CliRunner
+
+    from rankeval_cli.aggregate import aggregate
+    from rankeval_cli.aggregate.bootstrap import resample_counts
+    from rankeval_cli.aggregate.correlate import join_scores, system_correlations
+    from rankeval_cli.batch import Batch, offsets_from_sizes
+    from rankeval_cli.cli import main
+    from rankeval_cli.stats.resample import percentile_interval
+
+    rng = np.random.default_rng(7)
+    groups, systems = 25, ["s1", "s2", "s3", "s4", "s5"]
+    gold = rng.integers(1, 4, size=(groups, 5)).astype(float)
+    pred = gold + rng.integers(-1, 2, size=(groups, 5))
+    lines = ["group\titem\tgold\tpred"] + [f"g{g}\t{s}\t{gold[g, i]:g}\t{pred[g, i]:g}"
+                                           for g in range(groups) for i, s in enumerate(systems)]
+    result = CliRunner().invoke(main, ["correlate", "--ci", "0.9", "--bootstrap", "40", "--seed", "3",
+                                       "--output-format", "jsonl"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    rows = {r["measure"]: r for r in map(json.loads, result.stdout.splitlines()) if r["level"] == "system"}
+
+    counts = resample_counts(groups, range(40), 3).astype(int)
+    values = []
+    for c in counts:
+        index = np.repeat(np.arange(groups), c)
+        batch = Batch(group=np.array([f"r{j}" for j in range(len(index))], object),
+                      offsets=offsets_from_sizes(np.full(len(index), 5)),
+                      item=np.array(systems * len(index), object),
+                      gold=gold[index].ravel(), pred=pred[index].ravel())
+        scores = {r.column: r.score_of() for r in aggregate([batch], "expected-wins", column="both")}
+        _, x, y, _ = join_scores(scores["gold"], scores["pred"])
+        values.append([c.value for c in system_correlations(x, y)])
+    values = np.array(values)
+    for j, measure in enumerate(("spearman", "pearson", "kendall")):
+        low, high = percentile_interval(values[:, j], 0.9)
+        assert rows[measure]["ci_low"] == pytest.approx(low, abs=1e-12)
+        assert rows[measure]["ci_high"] == pytest.approx(high, abs=1e-12)

@@ -396,6 +396,8 @@ READER_SAMPLES = {
     "wmt-scores": (["wmt20-chrF-excerpt.seg.score", "wmt20-chrF-excerpt.sys.score"], {}),
     "darr": (["wmt20-darr-excerpt.csv"], {}),
     "wmt-da": (["wmt20-da-excerpt-en-de.csv"], {"lp": "en-de"}),
+    "mqm": (["wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv", "wmt20-mqm-excerpt/mqm_newstest2020_zhen.tsv"],
+            {"lp": "en-de"}),
 }
 
 

@@ -365,7 +365,7 @@ def test_calibration_refuses_other_variants_and_too_many_pairs():
     with pytest.raises(ValueError):
         TieCalibrator("penalize", "macro")
     with pytest.raises(ValueError):
-        tau(GOLD, PRED, "b", epsilon=1)
+        tau(GOLD, PRED, "c", epsilon=1)  # a fixed epsilon applies to every variant but tau-c
     cal = TieCalibrator("acc-eq", "macro", max_pairs=5)
     with pytest.raises(DataError, match="pairs"):
         cal.add(make_batch([(GOLD, PRED)]))  # 10 pairs

@@ -76,9 +76,19 @@ def resample_counts(n_groups: int, replicates: range, seed: int) -> np.ndarray:
 
 def bootstrap_ranks(counter: PairCounter, score, n: int, seed: int) -> np.ndarray:
     """Ranks (n × K) of the items in ``n`` bootstrap replicates; ``score(PairStats) -> (b, K)``."""
+    return bootstrap_scores(counter, score, n, seed, rank_positions).astype(np.int64)
+
+
+def bootstrap_scores(counter: PairCounter, score, n: int, seed: int, then=None) -> np.ndarray:
+    """Scores (n × K, items sorted by id) of ``n`` bootstrap replicates (``then`` maps each chunk).
+
+    Replicate b draws the same groups for every counter of the same groups and seed, so two
+    counters of one stream (gold and pred) give paired replicates.
+    """
+    then = then or (lambda scores: scores)
     k, g = len(counter.index), counter.n_groups
     if k == 0 or g == 0 or n <= 0:
-        return np.zeros((max(n, 0), k), dtype=np.int64)
+        return np.zeros((max(n, 0), k), dtype=np.float64)
     matrix, lengths = group_matrix(counter)
     # X^T is CSC: the product walks the groups in order, reading each row of the
     # counts C^T once (cache friendly), accumulating into a small (2K² + 2K) × b block
@@ -86,7 +96,7 @@ def bootstrap_ranks(counter: PairCounter, score, n: int, seed: int) -> np.ndarra
     items = counter.stats().items
     kk = k * k
     chunk = max(1, min(n, CHUNK_CELLS // g))
-    out = np.empty((n, k), dtype=np.int64)
+    out = np.empty((n, k), dtype=np.float64)
     for start in range(0, n, chunk):
         reps = range(start, min(n, start + chunk))
         counts = resample_counts(g, reps, seed)
@@ -101,7 +111,7 @@ def bootstrap_ranks(counter: PairCounter, score, n: int, seed: int) -> np.ndarra
             n_groups=counts.sum(1),
             total_len=counts @ lengths,
         )
-        out[start:start + b] = rank_positions(score(stats))
+        out[start:start + b] = then(np.asarray(score(stats), dtype=np.float64))
     return out
 
 

@@ -101,6 +101,42 @@ def system_correlations(x, y) -> list[Correlation]:
             Correlation("kendall", tau, tau_p, n)]
 
 
+def correlation_intervals(gold_counter, pred_counter, score, replicates: int, seed: int,
+                          level: float) -> dict:
+    """Percentile bootstrap intervals of the system-level correlations: {measure: (low, high)}.
+
+    Every replicate resamples the groups once (Efron & Tibshirani 1993, §13.3) and scores the
+    systems on gold and on pred from the same draw (both counters hold the same groups),
+    then correlates them over the systems scored on both sides, as the point estimate does.
+    """
+    from ..errors import DataError
+    from ..stats.resample import percentile_interval
+    from .bootstrap import bootstrap_scores
+
+    if gold_counter.n_groups != pred_counter.n_groups:
+        raise DataError(f"--ci resamples groups ranked on both sides: {gold_counter.n_groups} groups rank gold "
+                        f"items but {pred_counter.n_groups} rank pred items (fill or drop the blanks)")
+    gold_items, pred_items = gold_counter.stats().items, pred_counter.stats().items
+    names, _, _, _ = join_scores(dict.fromkeys(gold_items, 0.0), dict.fromkeys(pred_items, 0.0))
+    gi, pi = _columns(gold_items, names), _columns(pred_items, names)
+    x = bootstrap_scores(gold_counter, score, replicates, seed)[:, gi]
+    y = bootstrap_scores(pred_counter, score, replicates, seed)[:, pi]
+    values = np.array([[c.value for c in system_correlations(x[r], y[r])] for r in range(replicates)])
+    return {measure: percentile_interval(values[:, j], level)
+            for j, measure in enumerate(("spearman", "pearson", "kendall"))}
+
+
+def _columns(items: list, names: list) -> np.ndarray:
+    """Positions in ``items`` of the joined ``names`` (matched as :func:`join_scores` matches)."""
+    from ..formats.wmtids import system_key
+
+    exact = {item: i for i, item in enumerate(items)}
+    if all(name in exact for name in names):
+        return np.array([exact[name] for name in names], dtype=np.int64)
+    keyed = {system_key(item): i for i, item in enumerate(items)}
+    return np.array([keyed[name] for name in names], dtype=np.int64)
+
+
 class SegmentSpearman:
     """Streams the per-group Spearman ρ between gold and pred; mean over defined groups.
 

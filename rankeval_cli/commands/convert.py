@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "trec")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "trec", "mqm")
 
 
 @click.command(name="convert")
@@ -26,7 +26,11 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="wmt-da: least raw DA difference that makes a pair [default: 25]; darr: keep pairs whose "
                    "DIFF field is at least this [default: keep all].")
 @click.option("--lp", default=None, metavar="XX-YY",
-              help="wmt-da: the language pair, when the file name does not end in -xx-yy.csv.")
+              help="wmt-da, mqm: the language pair, when the file name does not tell it (-xx-yy.csv, "
+                   "mqm_TESTSET_xxyy).")
+@click.option("--index", "index", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="mqm: WMT test-set index (details.LP.txt), repeatable; the segment column becomes "
+                   "DOCID::DOCSEG, so --scores joins WMT20-21 score files on the right segments.")
 @click.option("--scores", "scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Fill pred from a WMT segment-level metric score file (gzip or plain), matched on "
                    "language pair, segment and system.")
@@ -50,8 +54,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            keep_text, min_diff, lp, scores, higher_better, score_direction, refset, metric, strict, qrels, depth,
-            all_queries):
+            keep_text, min_diff, lp, index, scores, higher_better, score_direction, refset, metric, strict, qrels,
+            depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -66,6 +70,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
                    one group per query, pred = -score, gold = grade; empty
                    gold = retrieved but unjudged, empty pred = judged but not
                    retrieved; a run column (several runs: groups TAG:QID)
+      mqm          Google's MQM segment scores: one group per segment, gold = -score
 
     \b
     Examples:
@@ -80,7 +85,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     if higher_better is None and score_direction is not None:  # the spelling of earlier releases
         higher_better = score_direction == "higher"
     options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, keep_text=keep_text,
-                                      min_diff=min_diff, lp=lp, depth=depth,
+                                      min_diff=min_diff, lp=lp, index=list(index) or None, depth=depth,
                                       all_queries=all_queries).items() if v is not None}
     if qrels is not None:
         if from_format != "trec":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _common
+from . import _ci, _common
 from .aggregate import METHOD_NAMES, method_option, method_options, ranking_options
 
 
@@ -17,9 +17,10 @@ from .aggregate import METHOD_NAMES, method_option, method_options, ranking_opti
 @method_option("How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
 @ranking_options
 @method_options
+@_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, aggregates, method, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties):
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, ci, bootstrap, seed):
     """Correlate the gold-based and pred-based system rankings.
 
     From groups (default): the systems are aggregated twice with --method, once
@@ -34,25 +35,38 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     Tables 4-5 print absolute values.
 
     \b
-    Output columns: [BY...] level measure value p_value n undefined signature
+    --ci LEVEL adds a percentile bootstrap interval to each system-level
+    correlation (ci_low, ci_high): every replicate resamples the groups and
+    aggregates gold and pred from the same draw (--bootstrap N, default 1000;
+    --seed S, default 12345).
+
+    \b
+    Output columns: [BY...] level measure value [ci_low ci_high] p_value n undefined signature
 
     \b
     Examples:
       rankeval convert --from wmt-rr judgments.csv --scores m.seg.score.gz | rankeval correlate --by lp
       rankeval correlate --aggregates human.tsv metric.tsv
     """
-    from ..aggregate.correlate import join_scores, system_correlations
+    from ..aggregate.correlate import correlation_intervals, join_scores, system_correlations
+    from ..aggregate.registry import scorer
     from ..errors import DataError
     from ..summary import signature
 
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
+    resampling = _ci.resolve(ci, bootstrap, seed)
+    counters: dict = {}
     if aggregates:
+        if resampling:
+            raise click.UsageError("--ci resamples the groups: give the stream of groups, not --aggregates tables")
         pairs, segments = _from_tables(files, by), {}
         sig = signature("correlate", input="aggregates")
     else:
-        pairs, segments = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)
-        sig = signature("correlate", **_settings(method, options))
+        pairs, segments, counters = _from_groups(files, input_format, exclude_systems, method, by, higher_better,
+                                                 options, keep_groups=resampling is not None)
+        sig = signature("correlate", **_settings(method, options),
+                        **(resampling.signature() if resampling else {}))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         for key, (x_scores, y_scores) in pairs.items():
             head = dict(zip(by, key))
@@ -61,13 +75,26 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
                 where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
                 raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
                                 f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
+            intervals = correlation_intervals(
+                counters[(key, "gold")], counters[(key, "pred")], scorer(method, **options), resampling.replicates,
+                resampling.seed, resampling.level) if resampling else {}
             for c in system_correlations(x, y):
                 writer.write({**head, "level": "system", "measure": c.measure, "value": c.value,
+                              **_interval(resampling, intervals.get(c.measure)),
                               "p_value": c.p_value, "n": c.n, "undefined": unmatched, "signature": sig})
             seg = segments.get(key)
             if seg is not None:
                 writer.write({**head, "level": "segment", "measure": "spearman-avg", "value": seg.mean,
+                              **_interval(resampling, None),
                               "p_value": None, "n": seg.defined, "undefined": seg.undefined, "signature": sig})
+
+
+def _interval(resampling, interval) -> dict:
+    """ci_low, ci_high columns under --ci (empty where no interval is computed)."""
+    if resampling is None:
+        return {}
+    low, high = interval or (None, None)
+    return {"ci_low": low, "ci_high": high}
 
 
 def _settings(method, options):
@@ -78,12 +105,16 @@ def _settings(method, options):
     return dict(p.split(":", 1) for p in parts if not p.startswith("column:"))
 
 
-def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options):
-    """Gold and pred system scores per partition, and the segment-level accumulators."""
+def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options, keep_groups=False):
+    """Gold and pred system scores per partition, the segment-level accumulators, and the
+    pair counters ({(key, column): PairCounter}, holding each group's counts with ``keep_groups``)."""
     from ..aggregate.correlate import SegmentSpearman
     from ..partition import Partitioner
 
-    from .aggregate import compute
+    from ..aggregate.kemeny import TooManyItems
+    from ..aggregate.run import count_stream, rank_counter
+    from ..errors import DataError
+    from ..aggregate.tables import report_counts
 
     partitioner = Partitioner(by)
     segments: dict = {}
@@ -98,7 +129,15 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
             yield batch
 
     batches = tee(_common.read_inputs(files, input_format, exclude_systems))
-    rankings = compute(batches, method, "both", by, higher_better, 0, 0, options)
+    counters = count_stream(batches, ("gold", "pred"), by, {"gold": higher_better, "pred": higher_better},
+                            keep_groups=keep_groups)
+    try:
+        rankings = [rank_counter(counter, key, method, **options) for (key, _column), counter in counters.items()]
+    except TooManyItems as exc:
+        raise DataError(f"{exc} (--approximate)") from None
+    report_counts(rankings, by, _common.warn)
+    if not rankings:
+        _common.warn("no ranked groups in the input")
     pairs: dict = {}
     for ranking in rankings:
         sides = pairs.setdefault(ranking.key, [{}, {}])
@@ -108,7 +147,7 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
             where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
             _common.warn(f"segment level{' (' + where + ')' if where else ''}: "
                          f"{seg.skipped_rows} items lacking gold or pred left out")
-    return {k: tuple(v) for k, v in pairs.items()}, segments
+    return {k: tuple(v) for k, v in pairs.items()}, segments, counters
 
 
 def _from_tables(files, by):

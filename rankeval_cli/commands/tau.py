@@ -39,10 +39,16 @@ def variant_option(default="penalize", help_text="Tau variant (tie convention): 
               help="eq/acc-eq: count pred pairs with |pred difference| <= epsilon as ties, epsilon chosen "
                    "to maximize the --average micro or macro score (Deutsch et al. 2023). Holds all pairs "
                    "in memory.")
+@click.option("--epsilon", type=click.FloatRange(min=0), default=None, metavar="E",
+              help="Count pred pairs with |pred difference| <= E as pred ties, for any variant but c "
+                   "(a fixed threshold; --calibrate-ties chooses one). Counts pair by pair; p is not given.")
+@click.option("--min-diff", type=click.FloatRange(min=0), default=None, metavar="D",
+              help="Count only pairs whose gold values differ by at least D (WMT20's Kendall-like tau on "
+                   "DA scores used 25). Counts pair by pair; p is not given.")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, variant, average, per_group,
-            higher_better, by, calibrate_ties, ci, bootstrap, seed):
+            higher_better, by, calibrate_ties, epsilon, min_diff, ci, bootstrap, seed):
     """Kendall's tau between gold and pred within each group.
 
     Pairs are counted over the items of a group whose gold and pred are both
@@ -71,12 +77,17 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     computed from each group's pair counts (micro) or tau (macro). With
     --calibrate-ties the interval keeps the chosen epsilon fixed.
 
+    --epsilon E makes pred pairs closer than E ties; --min-diff D leaves out
+    pairs whose gold values differ by less than D (then pairs tied in gold are
+    left out too, for D > 0). Either counts pair by pair in memory.
+
     \b
     Examples:
       rankeval tau --tau-variant penalize < pairs.tsv
       rankeval tau --tau-variant b --average macro --per-group judgments.tsv
       rankeval tau --tau-variant acc-eq --higher-better --calibrate-ties --average macro da.tsv
       rankeval tau --tau-variant darr --by lp --ci 0.95 --seed 1 darr.tsv
+      rankeval tau --tau-variant penalize --higher-better --min-diff 25 da.tsv
     """
     from ..measures.tau import CALIBRATED, TauAccumulator, TieCalibrator
     from ..partition import keyed, partitioned
@@ -86,12 +97,18 @@ def command(files, input_format, exclude_systems, output, output_format, variant
         raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")
     if calibrate_ties and average == "both":
         raise click.UsageError("--calibrate-ties chooses epsilon for one average: give --average micro or macro")
+    if calibrate_ties and epsilon is not None:
+        raise click.UsageError("give --epsilon or --calibrate-ties, not both")
+    if variant == "c" and (epsilon is not None or min_diff is not None):
+        raise click.UsageError("--epsilon and --min-diff do not apply to --tau-variant c (its denominator counts "
+                               "distinct values)")
 
     resampling = _ci.resolve(ci, bootstrap, seed)
     parts: dict = {}  # key -> (accumulator, kept per-group statistics or None)
 
     def new_part():
-        acc = TieCalibrator(variant, average) if calibrate_ties else TauAccumulator(variant)
+        acc = TieCalibrator(variant, average, min_diff=min_diff) if calibrate_ties \
+            else TauAccumulator(variant, epsilon=epsilon, min_diff=min_diff)
         return acc, (_new_columns() if resampling else None)
 
     batches = _common.read_inputs(files, input_format, exclude_systems)
@@ -112,6 +129,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
         if not by and not parts:
             parts[()] = new_part()
         sig = signature("tau", ties=variant, avg=average, scores=higher_better, calibrated=calibrate_ties or None,
+                        eps=epsilon, min_diff=min_diff,
                         exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
         records, skipped = [], 0
         for key, (acc, kept) in parts.items():

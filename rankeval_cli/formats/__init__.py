@@ -24,6 +24,7 @@ READERS = {
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
     "trec": "trec:read_trec",
+    "mqm": "mqm:read_mqm",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.

@@ -201,6 +201,9 @@ class TauAccumulator:
 
     variant: str = "penalize"
     set_p_value: bool = True  # False when pred ties are not tie blocks (calibration)
+    epsilon: float | None = None  # pred pairs with |Δpred| <= epsilon are ties (any variant but c)
+    min_diff: float | None = None  # only pairs with |Δgold| >= min_diff are counted
+    max_pairs: int = CALIBRATION_MAX_PAIRS  # per batch, when counting pair by pair
     totals: dict = field(default_factory=lambda: dict.fromkeys(_COUNTS + ("skipped", "groups", "undefined"), 0))
     c_den: ExactSum = field(default_factory=ExactSum)  # sums exact across batches, so results do
     var_S: ExactSum = field(default_factory=ExactSum)  # not depend on where the input was cut
@@ -208,8 +211,21 @@ class TauAccumulator:
 
     def __post_init__(self):
         self.variant = canonical_variant(self.variant)
+        if self.pair_level:
+            check_pair_options(self.variant, self.epsilon, self.min_diff)
+            self.set_p_value = False  # ε-ties are not tie blocks; dropped pairs break the null variance
+
+    @property
+    def pair_level(self) -> bool:
+        return bool(self.epsilon) or self.min_diff is not None
 
     def add(self, batch) -> GroupRows:
+        if self.pair_level:
+            present = ~(np.isnan(batch.gold) | np.isnan(batch.pred))
+            n = np.bincount(batch.group_index, weights=present, minlength=batch.n_groups).astype(np.int64)
+            check_pair_memory(batch, n, 0, self.max_pairs, "--epsilon and --min-diff count pair by pair")
+            counts = thresholded_counts(batch.gold, batch.pred, batch.offsets, self.epsilon, self.min_diff)
+            return self.add_counts(batch.group, counts)
         return self.add_counts(batch.group, pair_counts(batch.gold, batch.pred, batch.offsets))
 
     def add_counts(self, group, counts: PairCounts) -> GroupRows:
@@ -235,7 +251,7 @@ class TauAccumulator:
         S = t["C"] - t["D"]
         var_S = self.var_S.value if self.set_p_value else math.nan
         return TauSummary(self.variant, micro, macro, *counts, t["groups"], t["undefined"], t["skipped"],
-                          S, var_S, set_p(S, var_S), epsilon)
+                          S, var_S, set_p(S, var_S), self.epsilon if epsilon is None else epsilon)
 
 
 # Tie calibration ---------------------------------------------------------------------
@@ -256,6 +272,7 @@ class TieCalibrator:
     variant: str = "acc-eq"
     average: str = "macro"
     max_pairs: int = CALIBRATION_MAX_PAIRS
+    min_diff: float | None = None  # only pairs with |Δgold| >= min_diff are counted
     _pairs: list = field(default_factory=list)
     _groups: list = field(default_factory=list)
     _n_pairs: int = 0
@@ -271,38 +288,76 @@ class TieCalibrator:
     def add(self, batch) -> None:
         present = ~(np.isnan(batch.gold) | np.isnan(batch.pred))
         n = np.bincount(batch.group_index, weights=present, minlength=batch.n_groups).astype(np.int64)
-        self._reserve(batch, n)
+        self._n_pairs = check_pair_memory(batch, n, self._n_pairs, self.max_pairs,
+                                          "tie calibration keeps every item pair in memory")
         group, gcmp, pcmp, absdiff = pair_table(batch.gold, batch.pred, batch.offsets)
         untied = np.where(gcmp == 0, _TH, np.where(gcmp == pcmp, _C, _D))
         tied = np.where(gcmp == 0, _THM, _TM)
+        if self.min_diff is not None:
+            keep = gold_absdiff(batch.gold, batch.pred, batch.offsets) >= self.min_diff
+            group, untied, tied, absdiff = group[keep], untied[keep], tied[keep], absdiff[keep]
+        kept = np.bincount(group, minlength=len(n)).astype(np.int64)
         self._pairs.append((group + self._n_groups, untied.astype(np.int8), tied.astype(np.int8), absdiff))
-        self._groups.append((np.asarray(batch.group, dtype=object), n, batch.sizes - n))
+        self._groups.append((np.asarray(batch.group, dtype=object), n, batch.sizes - n, kept))
         self._n_groups += len(n)
-
-    def _reserve(self, batch, n) -> None:
-        """Count the batch's pairs before building them; past ``max_pairs`` stop with a DataError."""
-        total = self._n_pairs + np.cumsum(n * (n - 1) // 2)
-        if len(total) and total[-1] > self.max_pairs:
-            g = int(np.argmax(total > self.max_pairs))
-            source, line = batch.row_location(int(batch.offsets[g]))
-            raise DataError(f"tie calibration keeps every item pair in memory and stops at {self.max_pairs} "
-                            f"pairs; this input has more by group {batch.group[g]!r} (long groups?)",
-                            source or batch.source, line)
-        self._n_pairs = int(total[-1]) if len(total) else self._n_pairs
 
     def finish(self) -> tuple[float, GroupRows, TauSummary]:
         """(ε, per-group rows at ε, summary at ε)."""
-        group_ids, n, skipped = (np.concatenate(parts) for parts in zip(*self._groups)) if self._groups \
-            else (np.zeros(0, object), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        group_ids, n, skipped, kept = (np.concatenate(parts) for parts in zip(*self._groups)) if self._groups \
+            else (np.zeros(0, object), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
         group, untied, tied, absdiff = (np.concatenate(p) for p in zip(*self._pairs)) if self._pairs \
             else (np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0))
-        epsilon = best_epsilon(self.variant, self.average, group, untied, tied, absdiff, n * (n - 1) // 2)
+        epsilon = best_epsilon(self.variant, self.average, group, untied, tied, absdiff, kept)
         category = np.where(absdiff <= epsilon, tied, untied)
         per_group = np.bincount(group * 5 + category, minlength=5 * len(n)).reshape(-1, 5).T
         counts = _plain_counts(n, skipped, per_group)
         acc = TauAccumulator(self.variant, set_p_value=False)
         rows = acc.add_counts(group_ids, counts)
         return epsilon, rows, acc.summary(epsilon)
+
+
+def check_pair_options(variant: str, epsilon, min_diff) -> None:
+    """Reject what the pair-by-pair counts cannot define: tau-c, negative thresholds."""
+    if variant == "c":
+        raise ValueError("tau-c is not defined with a pred tie threshold or a minimum gold difference "
+                         "(its denominator counts distinct values)")
+    if (epsilon is not None and epsilon < 0) or (min_diff is not None and min_diff < 0):
+        raise ValueError("epsilon and the minimum gold difference must be >= 0")
+
+
+def check_pair_memory(batch, n, already: int, max_pairs: int, what: str) -> int:
+    """Pairs so far plus this batch's; past ``max_pairs`` a DataError at the group that crosses it."""
+    total = already + np.cumsum(n * (n - 1) // 2)
+    if len(total) and total[-1] > max_pairs:
+        g = int(np.argmax(total > max_pairs))
+        source, line = batch.row_location(int(batch.offsets[g]))
+        raise DataError(f"{what} and stops at {max_pairs} pairs; this input has more by group "
+                        f"{batch.group[g]!r} (long groups?)", source or batch.source, line)
+    return int(total[-1]) if len(total) else already
+
+
+def gold_absdiff(gold, pred, offsets) -> np.ndarray:
+    """|gold_j - gold_i| of every pair, in :func:`~.pairs.pair_table` order."""
+    return pair_table(pred, gold, offsets)[3]
+
+
+def thresholded_counts(gold, pred, offsets, epsilon=None, min_diff=None) -> PairCounts:
+    """Pair counts where pred pairs with |Δpred| <= epsilon are ties and pairs with
+    |Δgold| < min_diff are not counted (no tie-block statistics: p is not defined)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    group, gcmp, pcmp, absdiff = pair_table(gold, pred, offsets)
+    category = np.where(absdiff <= (epsilon or 0.0), np.where(gcmp == 0, _THM, _TM),
+                        np.where(gcmp == 0, _TH, np.where(gcmp == pcmp, _C, _D)))
+    if min_diff is not None:
+        keep = gold_absdiff(gold, pred, offsets) >= min_diff
+        group, category = group[keep], category[keep]
+    gold = np.asarray(gold, dtype=np.float64)
+    pred = np.asarray(pred, dtype=np.float64)
+    present = ~(np.isnan(gold) | np.isnan(pred))
+    sizes = np.diff(offsets)
+    n = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=present, minlength=len(sizes)).astype(np.int64)
+    per_group = np.bincount(group * 5 + category, minlength=5 * len(sizes)).reshape(-1, 5).T
+    return _plain_counts(n, sizes - n, per_group)
 
 
 def best_epsilon(variant, average, group, untied, tied, absdiff, pairs_per_group) -> float:
@@ -352,14 +407,16 @@ def _plain_counts(n, skipped, per_group) -> PairCounts:
 
 # Python API --------------------------------------------------------------------------
 
-def tau(gold, pred, variant: str = "penalize", *, scores: bool = False, epsilon: float = 0.0) -> float:
+def tau(gold, pred, variant: str = "penalize", *, scores: bool = False, epsilon: float = 0.0,
+        min_diff: float | None = None) -> float:
     """Kendall's tau of one group (NaN when undefined).
 
     ``gold`` and ``pred`` are ranks (lower = better) or, with ``scores=True``,
     scores (higher = better); the value is the same either way, since a pair's
     concordance does not depend on the shared direction. NaN marks a missing
-    value (the item is left out). ``epsilon`` (eq and acc-eq only) makes pred
-    pairs with |Δpred| ≤ ε ties.
+    value (the item is left out). ``epsilon`` makes pred pairs with
+    |Δpred| ≤ ε ties; ``min_diff`` counts only pairs with |Δgold| ≥ min_diff
+    (neither is defined for tau-c).
 
     >>> round(tau([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], "b", scores=True), 9)
     0.316227766
@@ -371,14 +428,9 @@ def tau(gold, pred, variant: str = "penalize", *, scores: bool = False, epsilon:
     if gold.shape != pred.shape or gold.ndim != 1:
         raise ValueError("gold and pred must be 1-d arrays of the same length")
     offsets = np.array([0, len(gold)])
-    if epsilon:
-        if variant not in CALIBRATED:
-            raise ValueError(f"epsilon applies to {' and '.join(CALIBRATED)} only")
-        group, gcmp, pcmp, absdiff = pair_table(gold, pred, offsets)
-        category = np.where(absdiff <= epsilon, np.where(gcmp == 0, _THM, _TM),
-                            np.where(gcmp == 0, _TH, np.where(gcmp == pcmp, _C, _D)))
-        counts = np.bincount(category, minlength=5)
-        return float(ratio(*numerator_denominator(variant, *counts)))
+    if epsilon or min_diff is not None:
+        check_pair_options(variant, epsilon, min_diff)
+        return float(group_tau(variant, thresholded_counts(gold, pred, offsets, epsilon, min_diff))[0])
     return float(group_tau(variant, pair_counts(gold, pred, offsets))[0])
 
 

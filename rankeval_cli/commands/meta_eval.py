@@ -1,0 +1,193 @@
+"""``rankeval meta-eval``: the WMT22-24 metrics table from human and metric score files."""
+
+from __future__ import annotations
+
+import click
+
+from . import _common
+from .tau import variant_option
+
+GROUPINGS = ("none", "item", "system")
+MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
+                 "seg-spearman", "seg-kendall")
+
+
+def _complete_measure(ctx, param, incomplete):
+    from click.shell_completion import CompletionItem
+
+    base, at, _ = incomplete.partition("@")
+    if at:
+        return [CompletionItem(f"{base}@{g}") for g in GROUPINGS if f"{base}@{g}".startswith(incomplete)]
+    return [CompletionItem(n) for n in MEASURE_NAMES if n.startswith(incomplete)]
+
+
+@click.command(name="meta-eval")
+@click.argument("score_files", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORE_FILES]...")
+@click.option("--human", "humans", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Human segment scores, repeatable (one file per language pair): Google's MQM "
+                   "(mqm_TESTSET_xxyy...tsv: system mqm_avg_score seg_id) or mt-metrics-eval's "
+                   "LP.NAME.seg.score.")
+@click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
+                   "join WMT20-21 score files, which number segments within documents.")
+@click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
+              help="An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
+                   "--human and SCORE_FILES.")
+@click.option("--human-name", default=None, metavar="NAME",
+              help="--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
+@click.option("--lp", "lps", multiple=True, metavar="XX-YY",
+              help="Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
+                   "language pair of a human file whose name does not tell it.")
+@click.option("--refset", default=None, metavar="NAME",
+              help="The reference the metrics use [default: the one named like the test set (WMT files); the "
+                   "only one used (--mtme)]. Metrics scored against other references are left out.")
+@click.option("--include-human", is_flag=True,
+              help="Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
+                   "the reference a metric is scored against.")
+@click.option("--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
+              help="Drop systems matching this shell-style pattern; repeatable.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[@GROUPING]",
+              shell_complete=_complete_measure,
+              help="Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
+                   "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall; segment ones take "
+                   "@none, @item or @system [default: sys-pa, spa, sys-pearson, seg-acc-eq@item, "
+                   "seg-pearson@none, seg-pearson@item].")
+@click.option("--average-by", type=click.Choice(GROUPINGS), default=None,
+              help="Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
+                   "per segment, then the mean; system: per system).")
+@variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
+                "tau --help.", aliases=())
+@click.option("--epsilon", type=float, default=None, metavar="E",
+              help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
+                   "maximize acc-eq, Deutsch et al. 2023].")
+@click.option("--task-weights", type=click.Choice(("uniform", "wmt23")), default="uniform", show_default=True,
+              help="Weights of the tasks in the average: uniform (WMT24), or wmt23 (pairwise accuracy pooled "
+                   "over the language pairs weighs as many as there are language pairs, each other task 1).")
+@click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
+              help="Trials of each permutation test (and of the SPA p-values).")
+@click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
+              help="Seed of the permutation tests.")
+@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.handle_errors
+def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
+            measures, average_by, variant, epsilon, task_weights, permutations, seed, output, output_format):
+    """The WMT22-24 metrics table: each metric's statistics and significance clusters.
+
+    Reads human segment scores and metric score files (WMT metric score files,
+    segment or system level, several metrics and language pairs each; or an
+    mt-metrics-eval directory), joins them into one systems x segments table per
+    language pair, then computes every statistic of every metric (-m), sorts the
+    metrics, compares every pair with a paired permutation test and gives each
+    metric the rank of its significance cluster: a metric starts a new rank when
+    one above it in the cluster beats it at p <= 0.05. The average over all tasks
+    (each statistic of each language pair, rescaled to [0, 1]; --task-weights)
+    gets clusters the same way. Definitions: docs/meta-evaluation.md.
+
+    Systems: those with human scores, without human translations unless
+    --include-human, without --exclude-systems. WMT20-21 score files number
+    segments within documents: give the test-set index (--index) so they join on
+    the test-set segment number; every join must be one-to-one, or it is an error.
+
+    \b
+    Output: one row per language pair and metric, then one per metric with lp
+    "all": lp metric [MEASURE MEASURE:rank ...] [seg-acc-eq@G:epsilon] avg
+    avg:rank systems segments sys_scores signature (sys-pa on the "all" row is
+    pooled over the language pairs; sys_scores: file or mean of segments).
+
+    \b
+    Examples:
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 -m sys-pa,seg-acc-eq@item --output-format markdown
+      D=../shared/data/wmt20-mqm
+      rankeval meta-eval --human $D/mqm_newstest2020_ende.avg_seg_scores.tsv \\
+        --index $D/details.en-de.txt $D/YiSi-2.seg.score.gz $D/YiSi-2.sys.score.gz
+      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 --lp en-de -m sys-pa,seg-acc-eq@item
+    """
+    from ..stats.metrics_table import Options, parse_measures
+
+    try:
+        chosen = parse_measures(measures, average_by)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="-m/--measure") from None
+    if mtme_dir and (score_files or humans or indexes):
+        raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
+                               "--index")
+    if not mtme_dir and not humans:
+        raise click.UsageError("give the human scores (--human FILE) or an mt-metrics-eval directory (--mtme DIR)")
+    if human_name and not mtme_dir:
+        raise click.UsageError("--human-name goes with --mtme")
+    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
+    options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights)
+    records = _records(tables, chosen, options, _signature(chosen, options, include_human, exclude_systems, refset))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(records)
+
+
+def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
+    from ..formats import metaeval_input
+
+    if mtme_dir:
+        return metaeval_input.tables_from_mtme(mtme_dir, human_name, lps, refset, include_human, exclude_systems,
+                                               report=_common.warn)
+    return metaeval_input.tables_from_files(humans, files, indexes, lps, refset, include_human, exclude_systems,
+                                            report=_common.warn)
+
+
+def _signature(measures, options, include_human, exclude_systems, refset) -> str:
+    from ..summary import signature
+
+    uses_kendall = any(m.statistic == "kendall" for m in measures)
+    uses_acc = any(m.statistic == "accuracy" and m.level == "seg" for m in measures)
+    return signature("meta-eval", measures=",".join(m.name for m in measures),
+                     tau=options.variant if uses_kendall else None,
+                     epsilon=(options.epsilon if options.epsilon is not None else "calibrated") if uses_acc else None,
+                     weights=options.weights, permutations=options.permutations, seed=options.seed,
+                     p=options.threshold,
+                     human="included" if include_human else "excluded",
+                     exclude=",".join(exclude_systems) or None, refset=refset)
+
+
+def _records(tables, measures, options, sig):
+    """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
+    from ..stats.metrics_table import run_table
+
+    results, average = run_table(tables, measures, options)
+    avg = _lookup(average)
+    rows = []
+    for table in tables:
+        for name in _row_order(table.metric_names, average, results.get((table.lp, measures[0].name))):
+            row = {"lp": table.lp, "metric": name}
+            for measure in measures:
+                _cells(row, measure, results.get((table.lp, measure.name)), name)
+            row.update({"avg": None, "avg:rank": None, "systems": len(table.systems),
+                        "segments": len(table.segments), "sys_scores": table.sys_origin.get(name),
+                        "signature": sig})
+            rows.append(row)
+    everywhere = [n for n in tables[0].metric_names if all(n in t.metrics_sys for t in tables)]
+    for name in _row_order(everywhere, average, results.get(("all", "sys-pa"))):
+        row = {"lp": "all", "metric": name}
+        for measure in measures:
+            _cells(row, measure, results.get(("all", measure.name)), name)
+        value, rank = avg.get(name, (None, None))
+        row.update({"avg": value, "avg:rank": rank, "systems": sum(len(t.systems) for t in tables),
+                    "segments": sum(len(t.segments) for t in tables), "sys_scores": None, "signature": sig})
+        rows.append(row)
+    return rows
+
+
+def _lookup(comparison) -> dict:
+    """name -> (value, rank) of a Comparison (empty for None)."""
+    return {} if comparison is None else comparison.as_dict()
+
+
+def _cells(row, measure, comparison, name) -> None:
+    """The value and rank columns of one measure (and ε for acc-eq); empty where not computed."""
+    value, rank = _lookup(comparison).get(name, (None, None))
+    row[measure.name], row[f"{measure.name}:rank"] = value, rank
+    if measure.level == "seg" and measure.statistic == "accuracy":
+        row[f"{measure.name}:epsilon"] = None if comparison is None else comparison.epsilons.get(name)
+
+
+def _row_order(names, average, first):
+    """Metrics by the average (those in every task), then by the first measure, then by name."""
+    ranked = [*(average.names if average else []), *(first.names if first else [])]
+    return list(dict.fromkeys([*(n for n in ranked if n in names), *sorted(names)]))

@@ -1,0 +1,201 @@
+"""``rankeval meta-eval`` end to end on the WMT20 MQM fixtures (tests/data/wmt20-mqm-excerpt, tests/data/mtme).
+
+Values are recomputed here from the raw fixture files with scipy and plain Python
+(the join through the index written out by hand), so the test checks the reading,
+the join and the wiring of each statistic; the statistics themselves are tested
+against mt-metrics-eval in the statistics' own tests.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy.stats import pearsonr
+
+from rankeval_cli.cli import main
+from conftest import TEST_DATA
+
+EXCERPT = TEST_DATA / "wmt20-mqm-excerpt"
+MTME = TEST_DATA / "mtme" / "wmt20"
+FILES = ["--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), "--human", str(EXCERPT / "mqm_newstest2020_zhen.tsv"),
+         "--index", str(EXCERPT / "details.txt"), str(EXCERPT / "chrF.seg.score"), str(EXCERPT / "chrF.sys.score"),
+         str(EXCERPT / "YiSi-2.seg.score")]
+QUICK = ["--permutations", "50"]
+
+
+def run(*args, code=0):
+    result = CliRunner().invoke(main, ["meta-eval", *args])
+    assert result.exit_code == code, (result.output, result.exception)
+    return result
+
+
+def table(stdout: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(stdout), delimiter="\t"))
+
+
+@pytest.fixture(scope="module")
+def default_rows():
+    return table(CliRunner().invoke(main, ["meta-eval", *FILES, *QUICK]).stdout)
+
+
+def raw_scores(lp: str):
+    """Human and chrF matrices (MT systems x segments) and system scores, parsed by hand."""
+    code = lp.replace("-", "")
+    segno = {}
+    for line in (EXCERPT / "details.txt").read_text().splitlines():
+        number, _, file_lp, docid, docseg = line.split("\t")
+        if file_lp == lp:
+            segno[(docid, docseg)] = int(number)
+    human = {}
+    for line in (EXCERPT / f"mqm_newstest2020_{code}.tsv").read_text().splitlines()[1:]:
+        system, score, seg = line.split()
+        human[(system, int(seg))] = float(score)
+    chrf, chrf_sys = {}, {}
+    for line in (EXCERPT / "chrF.seg.score").read_text().splitlines():
+        _, file_lp, _, refset, system, docid, segid, score = line.split("\t")
+        if file_lp == lp and refset == "newstest2020":
+            chrf[(system, segno[(docid, segid)])] = float(score)
+    for line in (EXCERPT / "chrF.sys.score").read_text().splitlines():
+        _, file_lp, _, refset, system, score = line.split("\t")
+        if file_lp == lp and refset == "newstest2020":
+            chrf_sys[system] = float(score)
+    systems = sorted({s for s, _ in human if not s.startswith("Human")})
+    segments = sorted({g for _, g in human})
+    h = np.array([[human[(s, g)] for g in segments] for s in systems])
+    m = np.array([[chrf[(s, g)] for g in segments] for s in systems])
+    return systems, h, m, h.mean(axis=1), np.array([chrf_sys[s] for s in systems])
+
+
+def row(rows, lp, metric):
+    (found,) = [r for r in rows if r["lp"] == lp and r["metric"] == metric]
+    return found
+
+
+@pytest.mark.parametrize("lp", ["en-de", "zh-en"])
+def test_values_against_a_direct_computation(default_rows, lp):
+    systems, h, m, h_sys, m_sys = raw_scores(lp)
+    r = row(default_rows, lp, "chrF")
+    assert int(r["systems"]) == len(systems) and int(r["segments"]) == 12 and r["sys_scores"] == "file"
+    assert float(r["sys-pearson"]) == pytest.approx(pearsonr(h_sys, m_sys)[0], abs=1e-12)
+    assert float(r["seg-pearson@none"]) == pytest.approx(pearsonr(h.ravel(), m.ravel())[0], abs=1e-12)
+    per_item = [pearsonr(h[:, j], m[:, j])[0] for j in range(12) if np.ptp(h[:, j]) > 0]
+    assert float(r["seg-pearson@item"]) == pytest.approx(np.mean(per_item), abs=1e-12)
+    pairs = list(itertools.combinations(range(len(systems)), 2))
+    agree = sum(np.sign(h_sys[i] - h_sys[j]) == np.sign(m_sys[i] - m_sys[j]) for i, j in pairs)
+    assert float(r["sys-pa"]) == pytest.approx(agree / len(pairs), abs=1e-12)
+    assert 0 <= float(r["spa"]) <= 1 and 0 <= float(r["seg-acc-eq@item"]) <= 1
+    assert float(r["seg-acc-eq@item:epsilon"]) >= 0
+    for measure in ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pearson@none", "seg-pearson@item"):
+        assert r[f"{measure}:rank"] in ("1", "2")
+
+
+def test_rows_columns_and_the_average(default_rows):
+    assert [(r["lp"], r["metric"]) for r in default_rows] == [
+        ("en-de", "chrF"), ("en-de", "YiSi-2"), ("zh-en", "chrF"), ("zh-en", "YiSi-2"), ("all", "chrF"),
+        ("all", "YiSi-2")]
+    assert list(default_rows[0])[:4] == ["lp", "metric", "sys-pa", "sys-pa:rank"]
+    assert list(default_rows[0])[-6:] == ["avg", "avg:rank", "systems", "segments", "sys_scores", "signature"]
+    assert default_rows[0]["signature"].startswith("meta-eval|measures:sys-pa,spa,sys-pearson,seg-acc-eq@item,")
+    # the average: pooled pairwise accuracy once, the other 5 statistics per lp, each rescaled to [0, 1]
+    for metric in ("chrF", "YiSi-2"):
+        tasks = [float(row(default_rows, "all", metric)["sys-pa"])]
+        for lp in ("en-de", "zh-en"):
+            r = row(default_rows, lp, metric)
+            tasks += [float(r["spa"]), float(r["seg-acc-eq@item"])]
+            tasks += [(float(r[c]) + 1) / 2 for c in ("sys-pearson", "seg-pearson@none", "seg-pearson@item")]
+        assert float(row(default_rows, "all", metric)["avg"]) == pytest.approx(np.mean(tasks), abs=1e-12)
+    assert {row(default_rows, "all", m)["avg:rank"] for m in ("chrF", "YiSi-2")} <= {"1", "2"}
+    assert row(default_rows, "en-de", "chrF")["avg"] == ""
+
+
+def test_wmt23_task_weights():
+    rows = table(run(*FILES, *QUICK, "-m", "sys-pa,sys-pearson", "--task-weights", "wmt23").stdout)
+    for metric in ("chrF", "YiSi-2"):
+        pooled = float(row(rows, "all", metric)["sys-pa"])
+        pearson = [(float(row(rows, lp, metric)["sys-pearson"]) + 1) / 2 for lp in ("en-de", "zh-en")]
+        expected = (2 * pooled + sum(pearson)) / 4  # accuracy weighs 2 (language pairs), each Pearson 1
+        assert float(row(rows, "all", metric)["avg"]) == pytest.approx(expected, abs=1e-12)
+    assert "weights:wmt23" in rows[0]["signature"]
+
+
+def test_pooled_pairwise_accuracy(default_rows):
+    agree = pairs = 0
+    for lp in ("en-de", "zh-en"):
+        _, _, _, h_sys, m_sys = raw_scores(lp)
+        for i, j in itertools.combinations(range(len(h_sys)), 2):
+            agree += np.sign(h_sys[i] - h_sys[j]) == np.sign(m_sys[i] - m_sys[j])
+            pairs += 1
+    assert float(row(default_rows, "all", "chrF")["sys-pa"]) == pytest.approx(agree / pairs, abs=1e-12)
+
+
+def test_the_mtme_directory_gives_the_same_table():
+    files = run(*FILES, *QUICK).stdout
+    mtme = run("--mtme", str(MTME), *QUICK).stdout
+    assert files == mtme
+
+
+def test_seeded_output_is_byte_identical():
+    first = run(*FILES, "--permutations", "100", "--seed", "7", "--output-format", "jsonl").stdout
+    assert run(*FILES, "--permutations", "100", "--seed", "7", "--output-format", "jsonl").stdout == first
+    records = [json.loads(line) for line in first.splitlines()]
+    assert records[0]["lp"] == "en-de" and records[-1]["avg:rank"] in (1, 2)
+    assert records[0]["avg"] is None and "seed:7" in records[0]["signature"]
+
+
+def test_measures_and_groupings():
+    rows = table(run(*FILES, *QUICK, "-m", "seg-pearson,sys-kendall", "--average-by", "item").stdout)
+    assert [c for c in rows[0] if ":" not in c and c not in ("lp", "metric")][:2] == ["seg-pearson@item",
+                                                                                      "sys-kendall"]
+    rows = table(run(*FILES, *QUICK, "--average-by", "system").stdout)
+    assert "seg-acc-eq@system" in rows[0] and "seg-pearson@system" in rows[0] and "seg-pearson@none" not in rows[0]
+    rows = table(run(*FILES, *QUICK, "-m", "seg-acc-eq@item", "--epsilon", "0").stdout)
+    assert rows[0]["seg-acc-eq@item:epsilon"] == "0" and "epsilon:0" in rows[0]["signature"]
+
+
+def test_include_human_and_exclude_systems():
+    result = run(*FILES, *QUICK, "-m", "sys-pearson", "--include-human", "--exclude-systems", "Online-*")
+    rows = table(result.stdout)
+    assert row(rows, "en-de", "chrF")["systems"] == "7"  # 5 MT systems, Human-B.0 and Human-P.0 (not Human-A.0)
+    assert "left out Human-A.0" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "bleu"], "unknown measure"),
+    (["-m", "sys-pearson@item"], "takes no @grouping"),
+    (["-m", "seg-pearson@doc"], "unknown grouping"),
+    (["--mtme", str(MTME)], "--mtme reads its own"),
+    (["--human-name", "mqm"], "--human-name goes with --mtme"),
+])
+def test_usage_errors(args, message):
+    result = run(*FILES, *args, code=2)
+    assert message in result.output
+
+
+def test_no_human_scores_is_a_usage_error():
+    assert "give the human scores" in run(str(EXCERPT / "chrF.seg.score"), code=2).output
+
+
+def test_bad_data_is_one_line_with_file_and_line(tmp_path):
+    bad = tmp_path / "mqm_newstest2020_ende.tsv"
+    bad.write_text("system mqm_avg_score seg_id\nA -1 1\nA one 2\n")
+    result = run("--human", str(bad), str(EXCERPT / "chrF.seg.score"), code=1)
+    assert result.stderr.strip() == f"rankeval: {bad}:3: column 'mqm_avg_score': 'one' is not a finite number"
+    result = run("--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), str(EXCERPT / "chrF.seg.score"), code=1)
+    assert "numbers segments within documents" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_metric_with_system_scores_only():
+    args = ["--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), "--index", str(EXCERPT / "details.txt"),
+            str(EXCERPT / "chrF.sys.score"), str(EXCERPT / "YiSi-2.seg.score"), *QUICK]
+    rows = table(run(*args).stdout)
+    chrf = row(rows, "en-de", "chrF")
+    assert chrf["sys-pearson"] != "" and chrf["sys-pa"] != "" and chrf["sys_scores"] == "file"
+    assert chrf["spa"] == chrf["seg-pearson@none"] == chrf["seg-acc-eq@item"] == ""
+    assert row(rows, "all", "chrF")["avg"] == ""  # not in every task: no average (mt-metrics-eval)
+    assert row(rows, "all", "YiSi-2")["avg"] != ""

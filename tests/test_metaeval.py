@@ -1,0 +1,501 @@
+"""Meta-evaluation statistics (rankeval_cli.stats.metaeval) against published values and slow loops.
+
+Expected values marked "mt-metrics-eval stats_test.py" are copied (inputs and
+asserted values) from google-research/mt-metrics-eval, mt_metrics_eval/stats_test.py.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from rankeval_cli.stats import metaeval as me
+from rankeval_cli.stats import permutation as pm
+
+
+def packed(values, num_sys):
+    """mt-metrics-eval's packed vector (system-major, None = missing) as a (num_sys, n_seg) matrix."""
+    return np.array([np.nan if v is None else v for v in values], float).reshape(num_sys, -1)
+
+
+# Values asserted by mt-metrics-eval stats_test.py ---------------------------------------
+
+G6, M6 = packed([1, 2, 3, 4, 5, 6], 2), packed([2, 1, 4, 3, 3, 7], 2)
+
+
+@pytest.mark.parametrize("statistic,variant,expected", [
+    ("pearson", None, {"none": 0.776, "system": 0.760, "item": 1.00}),
+    ("kendall", None, {"none": 0.552, "system": 0.575, "item": 1.00}),
+    ("kendall", "c", {"none": 0.556, "system": 0.611, "item": 1.00}),
+])
+def test_mtme_correlation_values(statistic, variant, expected):
+    # mt-metrics-eval stats_test.py: CorrelationTest.testPearson, testKendall, testKendallC
+    for average_by, value in expected.items():
+        got = me.seg_statistic(G6, M6, statistic, average_by, variant=variant).value
+        assert round(got, 3) == value
+
+
+def test_mtme_kendall_like():
+    # mt-metrics-eval stats_test.py: CorrelationTest.testKendallLike, CorrelationFunctionsTest.testKendallLike
+    assert me.kendall_like(packed([10, None, 100, 150], 1), packed([2, 1, 4, 3], 1), "none", 1).value == 1 / 3
+    assert me.kendall_like(packed([10, 11, 100, 150], 2), packed([2, 1, 4, 3], 2), "item", 1).value == 1
+    assert me.kendall_like(packed([10, None, 100, 150], 2), packed([2, 1, 4, 3], 2), "item", 1).value == 1
+    r = me.kendall_like(packed([10, 11, 100, 150], 1), packed([2, 1, 4, 3], 1), "none")
+    assert (r.value, r.counts["C"], r.counts["D"] + r.counts["T_m"]) == (3 / 5, 4, 1)
+    r = me.kendall_like(packed([10, 11, 100, 150], 1), packed([2, 1, 4, 3], 1), "none", 1)
+    assert (r.value, r.counts["C"], r.counts["D"] + r.counts["T_m"]) == (2 / 6, 4, 2)
+
+
+def test_mtme_kendall_variants():
+    # mt-metrics-eval stats_test.py: CorrelationTest.testKendallVariants, testKendallWithTiesOpt
+    g, m = packed([1, 2, 2, 3, 4], 1), packed([2, 1, 1.5, 5, 3], 1)
+    assert me.seg_statistic(g, m, "kendall", variant="b").value == pytest.approx(0.316227766)
+    assert me.seg_statistic(g, m, "kendall", variant="c").value == 0.32
+    assert me.seg_statistic(g, m, "kendall", variant="eq").value == pytest.approx(0.2, abs=1e-15)
+    assert me.seg_statistic(g, m, "kendall", variant="acc-eq").value == 0.6
+    assert me.seg_statistic(g, m, "accuracy", epsilon=2).value == 0.4
+    assert me.seg_statistic(g, m, "accuracy", calibrate=True).value == 0.7
+
+
+def test_mtme_kendall_variants_counts_and_epsilon():
+    # mt-metrics-eval stats_test.py: testKendallVariants_23, testKendallVariantsWithPositiveEpsilon
+    # (their x is the human vector, y the metric)
+    x, y = packed([1, 1, 1, 2, 2, 3, 4], 1), packed([1, 1, 2, 2, 4, 3, 3], 1)
+    assert me.seg_statistic(x, y, "kendall", variant="eq").value == (14 - 7) / 21
+    assert me.seg_statistic(x, y, "kendall", variant="eq", epsilon=0.1).value == (14 - 7) / 21
+    # epsilon 1 on the metric: T_m + T_hm = 13, T_h + T_hm = 3, T_hm = 3, D = 1
+    r = me.seg_statistic(y, x, "kendall", variant="eq", epsilon=1.0)
+    concordant = 21 - 1 - 10 - 0 - 3
+    assert r.value == (concordant + 3 - 1 - 10 - 0) / 21
+    assert r.counts == {"C": concordant, "D": 1, "T_h": 0, "T_m": 10, "T_hm": 3}
+
+
+def test_mtme_calibrated_average_by():
+    # mt-metrics-eval stats_test.py: CorrelationFunctionsTest.testKendallWithTiesOpt — the calibrated value
+    # is the average of the groups' acc-eq at the chosen epsilon
+    gold, metric = [1, 2, 2, 3, 3, 4], [2, 1, 1.5, 5, 3, 2]
+    for average_by, groups in (("none", [[0, 1, 2, 3, 4, 5]]), ("system", [[0, 1, 2], [3, 4, 5]]),
+                               ("item", [[0, 3], [1, 4], [2, 5]])):
+        r = me.seg_statistic(packed(gold, 2 if average_by != "none" else 1),
+                             packed(metric, 2 if average_by != "none" else 1), "accuracy", average_by,
+                             calibrate=True)
+        per_group = [me.seg_statistic(packed([gold[i] for i in g], 1), packed([metric[i] for i in g], 1),
+                                      "accuracy", epsilon=r.epsilon).value for g in groups]
+        assert r.value == pytest.approx(np.mean(per_group), abs=1e-15)
+
+
+def test_mtme_average_correlation():
+    # mt-metrics-eval stats_test.py: AverageCorrelationTest (missing entries, by system, by item,
+    # NaN handling, micro averaging)
+    pearson = scipy.stats.pearsonr
+    g, m = packed([1, None, 3, 4, 5, 6], 1), packed([2, 1, 4, 3, 5, 6], 1)
+    assert me.seg_statistic(g, m).value == pytest.approx(pearson([1, 3, 4, 5, 6], [2, 4, 3, 5, 6])[0])
+    g, m = packed([1, 2, 3, 4, 5, 6], 2), packed([2, 1, 8, 3, 5, 6], 2)
+    assert me.seg_statistic(g, m, "pearson", "system").value == pytest.approx(
+        (pearson([1, 2, 3], [2, 1, 8])[0] + pearson([4, 5, 6], [3, 5, 6])[0]) / 2)
+    assert me.seg_statistic(g, m, "pearson", "item").value == pytest.approx(
+        (pearson([1, 4], [2, 3])[0] + pearson([2, 5], [1, 5])[0] + pearson([3, 6], [8, 6])[0]) / 3)
+    g, m = packed([1, None, 3, 4, 5, 6], 2), packed([2, 1, 8, 3, 5, 6], 2)
+    assert me.seg_statistic(g, m, "pearson", "item").value == pytest.approx(
+        (pearson([1, 4], [2, 3])[0] + pearson([3, 6], [8, 6])[0]) / 2)
+    g, m = packed([1, 2, 3, 4, 5, 6], 2), packed([2, 2, 2, 4, 5, 6], 2)
+    assert me.seg_statistic(g, m, "pearson", "system").value == pytest.approx(1.0)
+    assert me.seg_statistic(g, m, "pearson", "system", undefined_as_zero=True).value == pytest.approx(0.5)
+    g, m = packed([1, None, 3, 4, 5, 6], 2), packed([2, 1, 8, 3, 5, 6], 2)
+    assert me.seg_statistic(g, m, "pearson", "system", weighting="items").value == pytest.approx(
+        (2 * pearson([1, 3], [2, 8])[0] + 3 * pearson([4, 5, 6], [3, 5, 6])[0]) / 5)
+
+
+def test_mtme_agreement_and_spa():
+    # mt-metrics-eval stats_test.py: CorrelationFunctionsTest.testAgreement, CorrelationTest.testPairwiseConfidenceError
+    assert me.agreement([1, 2, 3, 3, 4], [1, 1, 2, 1, 2]) == (5, 10)
+    assert me.pairwise_accuracy([1, 2, 3, 3, 4], {"m": [1, 1, 2, 1, 2]}) == {"m": 0.5}
+    spa = me.soft_pairwise_accuracy(packed([1, 2, 3, 2, 3, 4], 2), packed([2, 2, 4, 1, 3, 5], 2))
+    assert round(spa, 3) == 0.872
+
+
+def test_mtme_williams():
+    # mt-metrics-eval stats_test.py: WilliamsSigDiffTest
+    gold = packed([1, 2, 3, 4, 5], 5)
+    p, r1, r2 = me.williams(gold, packed([1.1, 2, 3.1, 4, 5.1], 5), packed([1.5, 2, 3.1, 4, 5.5], 5))
+    assert (round(p, 3), round(r1, 3), round(r2, 3)) == (0.019, 0.999, 0.987)
+    gold = packed([1, None, 3, 4, 5, 6], 3)
+    p, r1, r2 = me.williams(gold, packed([1, 2, 3, 3, 7, 3], 3), packed([2, 1, 2, 6, 8, 8], 3), "pearson", "item")
+    assert (round(p, 3), round(r1, 3), round(r2, 3)) == (0.121, 0.982, 0.933)
+
+
+def test_mtme_reshape_and_filter():
+    # mt-metrics-eval stats_test.py: testReshapeAndFilter
+    gold = packed([1, 2, None, None, 5, None], 3)
+    for average_by, sizes, order in (("system", [2, 1], [1, 2, 5]), ("item", [2, 1], [1, 5, 2]),
+                                     ("none", [3], [1, 2, 5])):
+        cells = me.grouped_cells(gold, [gold], average_by)
+        assert cells.sizes.tolist() == sizes and cells.human.tolist() == order
+
+
+class TestMtmePermutation:
+    # mt-metrics-eval stats_test.py: PermutationSigDiffTest, PairwisePermutationSigDiffTest
+    gold = packed([1, 2, 3, 4, 5, 5, 7, 8], 4)
+    metric1 = packed([1, 2, 3, 3, 7, 3, 5, 5], 4)
+    metric2 = packed([2, 1, 2, 6, 8, 8, 7, 6], 4)
+
+    def test_pearson_no_average(self):
+        delta = (scipy.stats.pearsonr(self.metric2.ravel(), self.gold.ravel())[0]
+                 - scipy.stats.pearsonr(self.metric1.ravel(), self.gold.ravel())[0])
+        r = me.permutation_test(self.gold, self.metric2, self.metric1, "pearson", "none", permutations=1000, seed=1)
+        assert r.p > 0 and r.delta == pytest.approx(delta) and r.k == 1000 and len(r.draws) == 1000
+        assert np.mean(r.draws[:, 0] - r.draws[:, 1] >= r.delta) == r.p
+
+    def test_pearson_early_stop(self):
+        r = me.permutation_test(self.gold, self.metric2, self.metric1, "pearson", "none", permutations=1000,
+                                seed=1, early_stop=pm.EarlyStop(50, 0.02, 0.2))
+        assert r.p > 0 and r.k < 1000 and len(r.draws) == r.k and r.k % 50 == 0
+
+    @pytest.mark.parametrize("statistic,average_by,variant", [
+        ("pearson", "system", None), ("pearson", "item", None), ("kendall", "item", None),
+        ("kendall", "item", "c"), ("kendall", "item", "eq"), ("kendall", "item", "acc-eq")])
+    def test_delta(self, statistic, average_by, variant):
+        opts = {"variant": variant} if variant else {}
+        delta = (me.seg_statistic(self.gold, self.metric2, statistic, average_by, **opts).value
+                 - me.seg_statistic(self.gold, self.metric1, statistic, average_by, **opts).value)
+        r = me.permutation_test(self.gold, self.metric2, self.metric1, statistic, average_by, permutations=10,
+                                seed=1, **opts)
+        assert r.p > 0 and r.delta == pytest.approx(delta) and r.k == 10
+
+    def test_pairwise_calibrated(self):
+        gold = packed([1, 3, 3, 3, 1, 2, 1, 2], 4)
+        m1, m2 = packed([2, 4, 6, 6, 2, 6, 3, 7], 4), packed([1, 5, 4, 4, 4, 3, 2, 1], 4)
+        t1 = me.seg_statistic(gold, m1, "accuracy", "item", calibrate=True).value
+        t2 = me.seg_statistic(gold, m2, "accuracy", "item", calibrate=True).value
+        r = me.permutation_test(gold, m2, m1, "accuracy", "item", permutations=10, seed=1, calibrate=True)
+        assert r.p > 0 and r.delta == pytest.approx(t2 - t1) and r.k == 10 and len(r.draws) == 10
+        # variant b at a fixed epsilon 1 for both metrics
+        cells = me.grouped_cells(gold, [m2, m1], "item")
+        r = pm.pairwise_permutation(cells.human, cells.metrics[0], cells.metrics[1], cells.offsets, "b", 1, 1, 10, 1)
+        assert r.delta == pytest.approx(me.seg_statistic(gold, m2, "kendall", "item", variant="b", epsilon=1).value
+                                        - me.seg_statistic(gold, m1, "kendall", "item", variant="b", epsilon=1).value)
+
+
+# Slow direct implementations on random matrices ----------------------------------------
+
+def random_task(seed, n_sys=5, n_seg=7, missing=0.15):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 4, (n_sys, n_seg)).astype(float)  # many ties
+    human[rng.random(human.shape) < missing] = np.nan
+    metric = np.round(np.nan_to_num(human, nan=1.0) + rng.normal(0, 1.5, human.shape), 1)
+    metric[rng.random(human.shape) < 0.05] = np.nan
+    return human, metric
+
+
+def slow_groups(human, metric, average_by):
+    n_sys, n_seg = human.shape
+    if average_by == "none":
+        cells = [[(s, t) for s in range(n_sys) for t in range(n_seg)]]
+    elif average_by == "system":
+        cells = [[(s, t) for t in range(n_seg)] for s in range(n_sys)]
+    else:
+        cells = [[(s, t) for s in range(n_sys)] for t in range(n_seg)]
+    out = []
+    for group in cells:
+        pts = [(human[c], metric[c]) for c in group if not (np.isnan(human[c]) or np.isnan(metric[c]))]
+        out.append(([p[0] for p in pts], [p[1] for p in pts]))
+    return out
+
+
+def slow_counts(h, m, epsilon=0.0, min_diff=None):
+    counts = dict.fromkeys(("C", "D", "T_h", "T_m", "T_hm"), 0)
+    for (h1, m1), (h2, m2) in itertools.combinations(zip(h, m), 2):
+        if min_diff is not None and abs(h1 - h2) < min_diff:
+            continue
+        mt, ht = abs(m1 - m2) <= epsilon, h1 == h2
+        key = "T_hm" if ht and mt else "T_h" if ht else "T_m" if mt else \
+            "C" if (h1 - h2) * (m1 - m2) > 0 else "D"
+        counts[key] += 1
+    return counts
+
+
+def slow_tau(variant, c):
+    C, D, Th, Tm, Thm = c["C"], c["D"], c["T_h"], c["T_m"], c["T_hm"]
+    N = C + D + Th + Tm + Thm
+    num, den = {"b": (C - D, math.sqrt((C + D + Th) * (C + D + Tm))), "eq": (C + Thm - D - Th - Tm, N),
+                "acc-eq": (C + Thm, N), "penalize": (C - D - Tm, C + D + Tm), "ignore": (C - D, C + D),
+                "a": (C - D, N)}[variant]
+    return num / den if den else math.nan
+
+
+def slow_average(values, sizes, weights=None, zero=False):
+    kept = [(v, w) for v, s, w in zip(values, sizes, weights or [1] * len(values)) if s >= 2]
+    kept = [(0.0 if (zero and math.isnan(v)) else v, w) for v, w in kept]
+    kept = [(v, w) for v, w in kept if not math.isnan(v)]
+    total = sum(w for _, w in kept)
+    if weights is None:  # mt-metrics-eval's np.average: the same rounding decides ties at delta
+        return float(np.average([v for v, _ in kept])) if kept else 0.0
+    return sum(v * w for v, w in kept) / total if total else 0.0
+
+
+def scipy_value(statistic, h, m):
+    if len(set(h)) == 1 or len(set(m)) == 1:
+        return math.nan
+    fn = {"pearson": scipy.stats.pearsonr, "spearman": scipy.stats.spearmanr, "kendall": scipy.stats.kendalltau}
+    return float(fn[statistic](h, m)[0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("average_by", me.AVERAGE_BY)
+def test_correlations_against_scipy(seed, average_by):
+    human, metric = random_task(seed)
+    groups = slow_groups(human, metric, average_by)
+    for statistic in ("pearson", "spearman", "kendall"):
+        values = [scipy_value(statistic, h, m) if len(h) >= 2 else math.nan for h, m in groups]
+        sizes = [len(h) for h, _ in groups]
+        for zero in (False, True):
+            got = me.seg_statistic(human, metric, statistic, average_by, undefined_as_zero=zero).value
+            assert got == pytest.approx(slow_average(values, sizes, zero=zero), abs=1e-12)
+        got = me.seg_statistic(human, metric, statistic, average_by, weighting="items").value
+        assert got == pytest.approx(slow_average(values, sizes, sizes), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("average_by", me.AVERAGE_BY)
+def test_tau_variants_epsilon_min_diff_against_pair_loops(seed, average_by):
+    human, metric = random_task(seed)
+    groups = slow_groups(human, metric, average_by)
+    sizes = [len(h) for h, _ in groups]
+    for variant in ("b", "eq", "acc-eq", "penalize", "ignore", "a"):
+        for epsilon, min_diff in ((0.0, None), (0.45, None), (0.0, 2), (0.3, 1)):
+            counts = [slow_counts(h, m, epsilon, min_diff) for h, m in groups]
+            values = [slow_tau(variant, c) for c in counts]
+            got = me.seg_statistic(human, metric, "kendall", average_by, variant=variant, epsilon=epsilon,
+                                   min_human_diff=min_diff)
+            assert got.value == pytest.approx(slow_average(values, sizes), abs=1e-12)
+            pairs = [sum(c.values()) for c in counts]
+            pooled = me.seg_statistic(human, metric, "kendall", average_by, variant=variant, epsilon=epsilon,
+                                      min_human_diff=min_diff, weighting="pairs").value
+            assert pooled == pytest.approx(slow_average(values, sizes, pairs), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("average_by", me.AVERAGE_BY)
+def test_calibration_against_brute_force(seed, average_by):
+    human, metric = random_task(seed)
+    groups = slow_groups(human, metric, average_by)
+    sizes = [len(h) for h, _ in groups]
+    candidates = sorted({0.0} | {abs(a - b) for _, m in groups for a, b in itertools.combinations(m, 2)})
+    for variant in ("acc-eq", "eq"):
+        scores = [slow_average([slow_tau(variant, slow_counts(h, m, e)) for h, m in groups], sizes)
+                  for e in candidates]
+        best = max(scores)
+        first = next(e for e, s in zip(candidates, scores) if s >= best - 1e-12)
+        got = me.seg_statistic(human, metric, "kendall", average_by, variant=variant, calibrate=True)
+        assert got.value == pytest.approx(best, abs=1e-12) and got.epsilon == first
+
+
+def test_system_level_and_pairwise_accuracy():
+    rng = np.random.default_rng(3)
+    hs = [rng.integers(0, 5, 6).astype(float), rng.normal(size=4)]
+    hs[0][2] = np.nan
+    ms = {"a": [np.round(h + rng.normal(size=len(h)), 0) for h in hs], "b": [h * 2 for h in hs]}
+    got = me.pairwise_accuracy(hs, ms)
+    for name, m in ms.items():
+        agree = pairs = 0
+        for h, x in zip(hs, m):
+            for i, j in itertools.combinations(range(len(h)), 2):
+                if np.isnan(h[i]) or np.isnan(h[j]):
+                    continue
+                pairs += 1
+                agree += np.sign(h[i] - h[j]) == np.sign(x[i] - x[j])
+        assert got[name] == agree / pairs
+    h, x = hs[1], ms["a"][1]
+    assert me.sys_statistic(h, x, "pearson") == pytest.approx(scipy.stats.pearsonr(h, x)[0], abs=1e-12)
+    assert me.sys_statistic(h, x, "kendall") == pytest.approx(scipy.stats.kendalltau(h, x)[0], abs=1e-12)
+    assert me.sys_statistic(h, x, "spearman") == pytest.approx(scipy.stats.spearmanr(h, x)[0], abs=1e-12)
+
+
+def slow_p_values(seg, signs):
+    """One-sided paired permutation p of every system pair, with explicit loops (float32 as pce.py)."""
+    seg = seg.astype(np.float32)
+    n = seg.shape[0]
+    p = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(i + 1, n):
+            diff = seg[i] - seg[j]
+            observed = np.float32(seg[i].sum() - seg[j].sum())
+            null = np.array([np.float32(signs[r] @ seg[i]) - np.float32(signs[r] @ seg[j])
+                             for r in range(len(signs))])
+            del diff
+            p[i, j] = np.mean(null >= observed)
+    return p
+
+
+def test_spa_against_loops():
+    rng = np.random.default_rng(2)
+    human = rng.normal(size=(4, 30))
+    metric = human + rng.normal(size=human.shape)
+    signs = me.permutation_signs(30, 200, 4)
+    assert set(np.unique(signs)) == {-1.0, 1.0}
+    hp, mp = slow_p_values(human, signs), slow_p_values(metric, signs)
+    expected = 1 - np.mean([abs(hp[i, j] - mp[i, j]) for i, j in itertools.combinations(range(4), 2)])
+    assert me.soft_pairwise_accuracy(human, metric, 200) == pytest.approx(expected, abs=1e-12)
+    # a segment with a missing score is left out for every system
+    human[1, 5] = np.nan
+    keep = np.ones(30, bool)
+    keep[5] = False
+    assert me.soft_pairwise_accuracy(human, metric, 200) == me.soft_pairwise_accuracy(
+        human[:, keep], metric[:, keep], 200)
+
+
+# Permutation tests against slow trial-by-trial loops -----------------------------------
+
+def slow_perm_both(stat_fn, human, a, b, k, seed, block=None, lo=0.02, hi=0.5):
+    """PERM-BOTH as a plain loop: z-scores, one binomial draw per cell per trial (RandomState)."""
+    rs = np.random.RandomState(seed)
+    zb, za = scipy.stats.zscore(b), scipy.stats.zscore(a)
+    delta = stat_fn(za) - stat_fn(zb)
+    large = 0
+    for i in range(1, k + 1):
+        w = rs.binomial(1, 0.5, len(za))
+        m1 = w * zb + (1 - w) * za
+        m2 = (1 - w) * zb + w * za
+        large += stat_fn(m2) - stat_fn(m1) >= delta
+        if block and i % block == 0 and not lo <= large / i <= hi:
+            break
+    return large / i, i
+
+
+@pytest.mark.parametrize("statistic,average_by,variant", [
+    ("pearson", "none", None), ("pearson", "item", None), ("spearman", "system", None),
+    ("kendall", "item", "b"), ("kendall", "none", "b"), ("kendall", "item", "acc-eq"),
+    ("kendall", "system", "eq")])
+def test_perm_both_against_loop(statistic, average_by, variant):
+    human, a = random_task(5, 4, 9, missing=0.1)
+    _, b = random_task(6, 4, 9, missing=0.0)
+    cells = me.grouped_cells(human, [a, b], average_by)
+    opts = {"variant": variant} if variant else {}
+    groups = np.split(np.arange(len(cells.human)), cells.offsets[1:-1])
+
+    def stat_fn(x):
+        return me.seg_statistic(cells.human[None], x[None], statistic, "none", **opts).value if average_by == "none" \
+            else slow_average([scipy_value(statistic, list(cells.human[g]), list(x[g]))
+                               if variant in (None, "b") else
+                               slow_tau(variant, slow_counts(cells.human[g], x[g])) for g in groups],
+                              [len(g) for g in groups])
+
+    p, k = slow_perm_both(stat_fn, cells.human, cells.metrics[0], cells.metrics[1], 60, 9, block=20, lo=0.1)
+    stat = me.make_cell_statistic(statistic, cells.human, cells.offsets, **opts)
+    r = pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 60, 9, early_stop=pm.EarlyStop(20, 0.1, 0.5))
+    assert (r.p, r.k) == (p, k)
+
+
+def test_long_group_kendall_paths_agree(monkeypatch):
+    """Few long groups: scipy's compiled count and the vectorized merge sort give the same trials."""
+    human, a = random_task(9, 4, 120)  # groups longer than the per-pair path takes
+    _, b = random_task(10, 4, 120)
+    for average_by in ("none", "system"):
+        cells = me.grouped_cells(human, [a, b], average_by)
+        runs = []
+        for fallback in (False, True):
+            if fallback:
+                monkeypatch.setattr(pm, "_kendall_dis", None)
+            stat = me.make_cell_statistic("kendall", cells.human, cells.offsets, variant="wmt14")
+            assert (getattr(stat, "_long", None) is None) == fallback
+            runs.append(pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 40, 2))
+        monkeypatch.undo()
+        assert runs[0].draws.tobytes() == runs[1].draws.tobytes() and runs[0].p == runs[1].p
+
+
+def test_pairwise_permutation_against_loop():
+    human, a = random_task(7, 5, 6, missing=0.1)
+    _, b = random_task(8, 5, 6, missing=0.0)
+    cells = me.grouped_cells(human, [a, b], "item")
+    groups = np.split(np.arange(len(cells.human)), cells.offsets[1:-1])
+    ea, eb = 0.3, 0.0
+    rs = np.random.RandomState(4)
+
+    def cats(x, e, g):
+        return {(i, j): slow_counts([cells.human[g][i], cells.human[g][j]], [x[g][i], x[g][j]], e)
+                for i, j in itertools.combinations(range(len(g)), 2)}
+
+    ca = [cats(cells.metrics[0], ea, g) for g in groups]
+    cb = [cats(cells.metrics[1], eb, g) for g in groups]
+
+    def value(chosen):
+        return slow_average([slow_tau("acc-eq", {k: sum(c[k] for c in ch.values()) for k in ("C", "D", "T_h", "T_m", "T_hm")})
+                             for ch in chosen], [len(g) for g in groups])
+
+    delta = value(ca) - value(cb)
+    large = 0
+    for _ in range(30):
+        h1, h2 = [], []
+        for g, A, B in zip(groups, ca, cb):
+            w = np.triu(rs.binomial(1, 0.5, (len(g), len(g))))
+            h1.append({p: (B[p] if w[p] else A[p]) for p in A})
+            h2.append({p: (A[p] if w[p] else B[p]) for p in A})
+        large += value(h2) - value(h1) >= delta - 1e-12
+    r = pm.pairwise_permutation(cells.human, cells.metrics[0], cells.metrics[1], cells.offsets, "acc-eq", ea, eb, 30, 4)
+    assert r.delta == pytest.approx(delta, abs=1e-12) and r.p == large / 30
+
+
+def test_spa_permutation_against_loop():
+    rng = np.random.default_rng(1)
+    human = rng.normal(size=(3, 12))
+    a, b = human + rng.normal(size=human.shape), human + 2 * rng.normal(size=human.shape)
+    signs = me.permutation_signs(12, 50, 4)
+    hp = slow_p_values(human, signs)
+
+    def spa(x):
+        mp = slow_p_values(x.reshape(3, 12), signs)
+        return 1 - np.mean([abs(hp[i, j] - mp[i, j]) for i, j in itertools.combinations(range(3), 2)])
+
+    p, k = slow_perm_both(spa, None, a.ravel(), b.ravel(), 20, 3)
+    r = pm.paired_permutation(pm.SpaStatistic(human, 50), a.ravel(), b.ravel(), 20, 3)
+    assert r.p == p and r.k == k
+
+
+# Determinism, chunking, clusters, averages ---------------------------------------------
+
+def test_seeded_and_chunk_independent(monkeypatch):
+    human, a = random_task(11, 6, 20)
+    _, b = random_task(12, 6, 20)
+    metrics = {"a": a, "b": b, "c": (a + b) / 2}
+    runs = [me.compare_metrics(human, metrics, "pearson", average_by="item", permutations=200, seed=5)
+            for _ in range(2)]
+    monkeypatch.setattr(pm, "CHUNK_VALUES", 100)
+    runs.append(me.compare_metrics(human, metrics, "pearson", average_by="item", permutations=200, seed=5))
+    for r in runs[1:]:
+        assert r.names == runs[0].names and r.p.tobytes() == runs[0].p.tobytes()
+        assert all(r.draws[k].tobytes() == runs[0].draws[k].tobytes() for k in r.draws)
+    calibrated = [me.compare_metrics(human, metrics, "accuracy", average_by="item", calibrate=True,
+                                     permutations=50, seed=5) for _ in range(2)]
+    assert calibrated[0].p.tobytes() == calibrated[1].p.tobytes()
+
+
+def test_assign_ranks():
+    p = np.array([[0, 0.3, 0.04, 0.01],
+                  [0, 0, 0.2, 0.03],
+                  [0, 0, 0, 0.5],
+                  [0, 0, 0, 0]])
+    # metric 2 is beaten by metric 0 (0.04): new cluster from 2; metric 3 is not beaten by 2: same cluster
+    assert me.assign_ranks(p) == [1, 1, 2, 2]
+    assert me.assign_ranks(p, 0.01) == [1, 1, 1, 2]
+
+
+def test_average_over_tasks():
+    def task(names, values, ranks, draws, rng=(-1.0, 1.0)):
+        n = len(names)
+        return me.Comparison(names, np.array(values), ranks, np.zeros((n, n)), draws, np.zeros((n, n), int), rng)
+
+    t1 = task(["a", "b"], [0.5, 0.1], [1, 2], {(0, 1): np.array([[0.4, 0.2], [0.1, 0.5]])})
+    t2 = task(["b", "a"], [0.9, 0.7], [1, 1], {(0, 1): np.array([[0.9, 0.6]])}, (0.0, 1.0))
+    w = [0.25, 0.75]
+    assert me.average_ranks([t1, t2], w) == {"a": 1.0, "b": 0.25 * 2 + 0.75}
+    scores = me.average_scores([t1, t2], w)
+    assert scores["a"] == pytest.approx(0.25 * 0.75 + 0.75 * 0.7)
+    assert scores["b"] == pytest.approx(0.25 * 0.55 + 0.75 * 0.9)
+    avg = me.average_comparison([t1, t2], w)
+    assert avg.names == ["b", "a"]
+    # draws of (b, a): task 1 reversed [[0.2, 0.4], [0.5, 0.1]], task 2 [[0.9, 0.6]] repeated
+    null = [0.25 * (0.2 - 0.4) / 2 + 0.75 * 0.3, 0.25 * (0.5 - 0.1) / 2 + 0.75 * 0.3]
+    assert avg.p[0, 1] == np.mean(np.array(null) >= scores["b"] - scores["a"])
+    assert me.wmt23_weights(2) == [2 / 8] + [1 / 8] * 6
