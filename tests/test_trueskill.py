@@ -247,3 +247,21 @@ def test_cli_trueskill_runs_are_seeded_and_per_partition():
     assert "method:trueskill" in rows[1] and "runs:30|resample:yes|seed:4" in rows[1]
     other = CliRunner().invoke(main, args[:-1] + ["5"], input=text)
     assert other.output != first.output
+
+
+def test_cli_ci_level_and_seed_of_a_single_run():
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    text = "group\titem\tgold\n" + "".join(f"{g}\t{s}\t{r}\n" for g in range(30)
+                                            for r, s in enumerate("ABC" if g % 3 else "BAC", 1))
+    one = CliRunner().invoke(main, ["aggregate", "--method", "trueskill", "--seed", "8"], input=text)
+    assert one.exit_code == 0, one.output
+    assert "runs:1|resample:no|seed:8|" in one.output and "\tlo\t" not in one.output
+    default = CliRunner().invoke(main, ["aggregate", "--method", "trueskill"], input=text)
+    assert "seed:12345|" in default.output and default.output != one.output
+    ranged = CliRunner().invoke(main, ["aggregate", "--method", "trueskill", "--ci", "0.5", "--bootstrap", "40"],
+                                input=text)
+    assert ranged.exit_code == 0 and "runs:40|resample:yes|seed:12345|ci:0.5|" in ranged.output
+    assert ranged.output.splitlines()[0].split("\t")[:6] == ["item", "score", "rank", "lo", "hi", "cluster"]
