@@ -202,11 +202,11 @@ def test_wmt16_ro_en_matches_published(shared):
     path = shared / "wmt16-rr" / "wmt16.ron-eng.csv"
     if not path.exists():
         pytest.skip("wmt16-rr data absent")
-    (ranking,) = aggregate(read(str(path), fmt="wmt-rr"), "trueskill", bootstrap=100, seed=12345)
+    (ranking,) = aggregate(read(str(path), fmt="wmt-rr"), "trueskill", bootstrap=1000, seed=12345)
     assert ranking.items == [s for s, *_ in WMT16_RO_EN]
     assert ranking.cluster.tolist() == [c for *_, c in WMT16_RO_EN]
-    # 100 runs instead of 1000: means within 0.02 of the published ones
-    assert np.abs(ranking.scores - [m for _, m, _, _ in WMT16_RO_EN]).max() < 0.02
+    # the runs are random (WMT's unseeded): means within 0.01 of the published ones
+    assert np.abs(ranking.scores - [m for _, m, _, _ in WMT16_RO_EN]).max() < 0.01
     assert list(zip(ranking.lo.tolist(), ranking.hi.tolist())) == [r for _, _, r, _ in WMT16_RO_EN]
 
 
@@ -217,7 +217,7 @@ def test_trueskill_without_runs_is_one_run_on_the_data():
               item=np.array(["A", "B", "C"] * 3, object), gold=np.array([1., 2., 3., 1., 3., 2., 2., 1., 3.]),
               pred=np.full(9, np.nan))
     (r,) = aggregate([b], "trueskill", seed=3)
-    counter = PairCounter("gold", keep_groups=True)
+    counter = PairCounter("gold")
     counter.add(b)
     result = T.play(T.comparisons(counter), runs=1, seed=3, resample=False)
     assert r.items == ["A", "B", "C"]
@@ -265,3 +265,38 @@ def test_cli_ci_level_and_seed_of_a_single_run():
                                 input=text)
     assert ranged.exit_code == 0 and "runs:40|resample:yes|seed:12345|ci:0.5|" in ranged.output
     assert ranged.output.splitlines()[0].split("\t")[:6] == ["item", "score", "rank", "lo", "hi", "cluster"]
+
+
+def test_counts_give_the_comparisons_and_replicate_scores():
+    rng = np.random.default_rng(12)
+    data = random_comparisons(rng, 4, 50)
+    wins, ties = np.zeros((4, 4)), np.zeros((4, 4))
+    for lo, hi, o in zip(data.lo.tolist(), data.hi.tolist(), data.outcome.tolist()):
+        if o == 2:
+            ties[lo, hi] += 1
+            ties[hi, lo] += 1
+        else:
+            wins[(lo, hi) if o == 0 else (hi, lo)] += 1
+    back = T.comparisons_from_counts(wins, ties)
+    assert sorted(zip(back.lo.tolist(), back.hi.tolist(), back.outcome.tolist())) == \
+        sorted(zip(data.lo.tolist(), data.hi.tolist(), data.outcome.tolist()))
+    from rankeval_cli.aggregate.pairwise import PairStats
+
+    stacked = PairStats(items=list("ABCD"), wins=np.stack([wins, wins.T]), ties=np.stack([ties, ties]),
+                        present=None, present_len=None, n_groups=None, total_len=None)
+    got = T.scores(stacked, seed=3)
+    for r, (w, t) in enumerate([(wins, ties), (wins.T, ties)]):
+        want = T.play(T.comparisons_from_counts(w, t), runs=1, seed=3, resample=False).mu[0]
+        np.testing.assert_array_equal(got[r], want)
+
+
+def test_correlate_accepts_trueskill():
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    text = "group\titem\tgold\tpred\n" + "".join(f"{g}\t{s}\t{r}\t{(r + g) % 3}\n" for g in range(20)
+                                                  for r, s in enumerate("ABC", 1))
+    result = CliRunner().invoke(main, ["correlate", "--method", "trueskill"], input=text)
+    assert result.exit_code == 0, result.output
+    assert "method:trueskill" in result.output and "seed:12345" in result.output

@@ -76,8 +76,12 @@ def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n
         return lambda stats: kemeny_scores(stats.wins, approximate=approximate)
     if method == "bradley-terry":
         return partial(bt_scores, alpha=bt_alpha, ties=bt_ties)
-    if method == "trueskill" or method in FUSION:
-        raise ValueError(f"{method} is not a function of the pair counts (see aggregate.run)")
+    if method == "trueskill":  # one run on the counts as given; aggregate.run plays WMT's repeated runs
+        from .trueskill import scores as trueskill_scores
+
+        return trueskill_scores
+    if method in FUSION:
+        raise ValueError(f"{method} fuses IR runs, not pair counts (see aggregate.fusion)")
     return {
         "ge-others": methods.ge_others,
         "gt-others": methods.gt_others,

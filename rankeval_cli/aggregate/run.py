@@ -64,12 +64,15 @@ def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] 
     return counters
 
 
-def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int = 0,
+def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int | None = None,
                  level: float = 0.95, **options) -> Ranking:
     """The :class:`Ranking` of one counter (with bootstrap ranges at ``level`` if ``bootstrap`` > 0)."""
     method = canonical(method)
-    if method == "trueskill":
-        return rank_trueskill(counter, key, bootstrap, seed, level)
+    if method == "trueskill":  # random even without resampling: seed None = the default seed
+        from .trueskill import DEFAULT_SEED
+
+        return rank_trueskill(counter, key, bootstrap, DEFAULT_SEED if seed is None else seed, level)
+    seed = 0 if seed is None else seed
     score = scorer(method, **options)
     stats = counter.stats()
     scores = np.asarray(score(stats), dtype=np.float64)
@@ -139,6 +142,6 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
     if canonical(method) in FUSION:
         raise ValueError(f"{method} fuses IR runs: use aggregate.fusion.fuse")
     counters = count_stream(batches, columns, by, {"gold": gold_higher_better, "pred": pred_higher_better},
-                            keep_groups=bootstrap > 0 or canonical(method) == "trueskill")
+                            keep_groups=bootstrap > 0 and canonical(method) != "trueskill")
     return [rank_counter(counter, key, method, bootstrap, seed, level, **options)
             for (key, _column), counter in counters.items()]

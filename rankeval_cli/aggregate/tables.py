@@ -29,10 +29,11 @@ def table_signature(method: str, column: str, options: dict, bootstrap: int = 0,
     elif method == "bradley-terry":
         settings.update(alpha=options.get("bt_alpha"), ties=options.get("bt_ties"))
     elif method == "trueskill":  # random even without repeated runs: the seed always counts
-        from .trueskill import DRAW_PROBABILITY, MU0, SIGMA0, TAU
+        from .trueskill import DEFAULT_SEED, DRAW_PROBABILITY, MU0, SIGMA0, TAU
 
         settings.update(mu0=MU0, sigma0=SIGMA0, beta="sigma0*plays/40", tau=TAU, draw=DRAW_PROBABILITY,
-                        runs=bootstrap or 1, resample="yes" if bootstrap else "no", seed=seed)
+                        runs=bootstrap or 1, resample="yes" if bootstrap else "no",
+                        seed=DEFAULT_SEED if seed is None else seed)
         if bootstrap:
             settings["ci"] = repr(float(level or 0.95))
         return signature(command, **settings)

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
+from ..stats.resample import DEFAULT_SEED  # seed of the random plays when none is given
 from .pairwise import PairCounter
 
 MU0 = 0.0
@@ -84,19 +85,35 @@ class TrueSkillResult:
     idle_plays: int  # plays, summed over runs, whose pair had no comparison
 
 
+def comparisons_from_counts(wins: np.ndarray, ties: np.ndarray) -> Comparisons:
+    """The comparisons behind K × K counts: ``wins[i, j]`` times i beat j, ``ties[i, j]`` draws
+    (symmetric). TrueSkill draws its matches by these counts, so their order does not matter:
+    they come sorted by pair (i < j) and outcome."""
+    k = wins.shape[0]
+    lo, hi = np.triu_indices(k, 1)
+    per_pair = np.stack([wins[lo, hi], wins[hi, lo], ties[lo, hi]], axis=1).reshape(-1)
+    take = np.repeat(np.arange(len(per_pair)), np.rint(per_pair).astype(np.int64))
+    return Comparisons(lo[take // 3].astype(np.int64), hi[take // 3].astype(np.int64), take % 3, k)
+
+
 def comparisons(counter: PairCounter) -> Comparisons:
-    """The pairwise comparisons a :class:`PairCounter` kept (``keep_groups=True``), by item id index."""
-    store = counter.store
-    if store is None:
-        raise ValueError("the counter was made without keep_groups=True")
-    k = len(counter.index)
-    position = np.empty(k, dtype=np.int64)
-    position[counter.order()] = np.arange(k)
-    wa, wb = position[store.arrays("win_a", np.int64)], position[store.arrays("win_b", np.int64)]
-    ta, tb = position[store.arrays("tie_a", np.int64)], position[store.arrays("tie_b", np.int64)]
-    a, b = np.concatenate([wa, ta]), np.concatenate([wb, tb])
-    outcome = np.concatenate([np.where(wa < wb, 0, 1), np.full(len(ta), 2)]).astype(np.int64)
-    return Comparisons(np.minimum(a, b), np.maximum(a, b), outcome, k)
+    """The pairwise comparisons counted by a :class:`PairCounter`, items by id index."""
+    stats = counter.stats()
+    return comparisons_from_counts(stats.wins, stats.ties)
+
+
+def scores(stats, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """μ of one TrueSkill run (no resampling) per set of pair counts: ``stats`` may carry
+    leading replicate axes (the group bootstrap of :mod:`.bootstrap` and ``correlate --ci``);
+    one run per replicate, so this is slow for many replicates of large data."""
+    wins, ties = np.asarray(stats.wins), np.asarray(stats.ties)
+    k = wins.shape[-1]
+    lead = wins.shape[:-2]
+    flat_w, flat_t = wins.reshape(-1, k, k), ties.reshape(-1, k, k)
+    out = np.empty((len(flat_w), k))
+    for i in range(len(flat_w)):
+        out[i] = play(comparisons_from_counts(flat_w[i], flat_t[i]), runs=1, seed=seed, resample=False).mu[0]
+    return out.reshape(*lead, k)
 
 
 def draw_margin(beta: float, draw_probability: float = DRAW_PROBABILITY) -> float:
@@ -145,7 +162,7 @@ def _pair_index(k: int) -> np.ndarray:
     return table
 
 
-def play(data: Comparisons, runs: int = 1, seed: int = 12345, resample: bool = True,
+def play(data: Comparisons, runs: int = 1, seed: int = DEFAULT_SEED, resample: bool = True,
          mu0: float = MU0, sigma0: float = SIGMA0, draw_probability: float = DRAW_PROBABILITY) -> TrueSkillResult:
     """``runs`` TrueSkill runs of the WMT procedure (see the module docstring), advanced together."""
     k, n = data.n_items, len(data.outcome)
