@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "trec", "mqm")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "mqm", "trec")
 
 
 @click.command(name="convert")
@@ -66,11 +66,11 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       wmt-scores   WMT metric score files, segment or system level
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
+      mqm          Google's MQM segment scores: one group per segment, gold = -score
       trec         TREC runs (qid Q0 docno rank score tag) joined with --qrels:
                    one group per query, pred = -score, gold = grade; empty
                    gold = retrieved but unjudged, empty pred = judged but not
                    retrieved; a run column (several runs: groups TAG:QID)
-      mqm          Google's MQM segment scores: one group per segment, gold = -score
 
     \b
     Examples:

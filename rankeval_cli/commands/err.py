@@ -41,6 +41,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
       rankeval err judgments.tsv
       rankeval err --ci 0.9 --bootstrap 2000 judgments.tsv
       rankeval err --relevance grades --rel-max scale:4 --k 20 run.tsv
+      rankeval err --qrels examples/trec/qrels.txt --k 20 examples/trec/dense.run
     """
     from ..measures.err import err_values, format_rel_max, parse_rel_max
 

@@ -41,6 +41,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
       rankeval ndcg --k 3 judgments.tsv
       rankeval ndcg --k 3 --ci 0.95 judgments.tsv
       rankeval ndcg --relevance grades --gain linear --k 10 --tie-policy expected run.tsv
+      rankeval ndcg --qrels examples/trec/qrels.txt --k 10 examples/trec/bm25.run examples/trec/dense.run
     """
     from ..measures.dcg import ndcg_values
 

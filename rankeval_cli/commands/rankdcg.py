@@ -34,6 +34,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     Examples:
       rankeval rankdcg --tie-policy expected judgments.tsv
       rankeval rankdcg --ci 0.95 judgments.tsv
+      rankeval rankdcg --qrels examples/trec/qrels.txt examples/trec/bm25.run
     """
     from ..measures.rankdcg import rankdcg_values
 

@@ -23,8 +23,8 @@ READERS = {
     "wmt-scores": "wmt_scores:read_wmt_scores",
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
-    "trec": "trec:read_trec",
     "mqm": "mqm:read_mqm",
+    "trec": "trec:read_trec",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
