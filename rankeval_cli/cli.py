@@ -29,6 +29,7 @@ COMMANDS = {
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
     "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
+    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression).",
     "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }

@@ -88,5 +88,12 @@ def all_pages() -> dict[str, str]:
     ctx = click.Context(main, info_name="rankeval", **main.context_settings)
     pages = {"rankeval.1": page(main, "rankeval", "evaluate machine-predicted rankings against human rankings")}
     for name in main.list_commands(ctx):
-        pages[f"rankeval-{name}.1"] = page(main.get_command(ctx, name), f"rankeval {name}", COMMANDS[name], ctx)
+        command = main.get_command(ctx, name)
+        pages[f"rankeval-{name}.1"] = page(command, f"rankeval {name}", COMMANDS[name], ctx)
+        if isinstance(command, click.Group):  # rankeval learn train, ...: one page per subcommand
+            sub_ctx = click.Context(command, info_name=name, parent=ctx)
+            for sub in command.list_commands(sub_ctx):
+                sub_command = command.get_command(sub_ctx, sub)
+                pages[f"rankeval-{name}-{sub}.1"] = page(sub_command, f"rankeval {name} {sub}",
+                                                          sub_command.get_short_help_str(limit=200), sub_ctx)
     return pages

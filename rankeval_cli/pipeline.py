@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .batch import Batch
+from .messages import warn
 
 
 def system_matcher(patterns: Iterable[str]):
@@ -27,8 +28,6 @@ def exclude(batches: Iterable[Batch], patterns: Iterable[str], report=None) -> I
     ``report`` receives a message; by default it goes to stderr. Groups left with
     no rows disappear (and are counted too).
     """
-    from .commands._common import warn
-
     report = report or warn
     matches = system_matcher(patterns)
     rows = groups = 0
@@ -45,21 +44,29 @@ def exclude(batches: Iterable[Batch], patterns: Iterable[str], report=None) -> I
                + (f" ({groups} groups left empty and dropped)" if groups else ""))
 
 
-def progress(batches: Iterable[Batch], label: str = "groups") -> Iterator[Batch]:
-    """Count groups on a click progress display on stderr, only when stderr is a terminal.
+def progress(batches: Iterable[Batch], label: str = "groups", fed_by_pipe: bool = False,
+             command: str | None = None) -> Iterator[Batch]:
+    """Count groups on a click progress display on stderr (``rankeval COMMAND: groups``), only when
+    stderr is a terminal.
 
-    Never writes to stdout; ``RANKEVAL_PROGRESS=0`` turns it off.
+    One display per pipeline: a command ``fed_by_pipe`` (its input is a pipe, a FIFO
+    or a socket: another program's output) shows none, so in ``rankeval convert F |
+    rankeval normalize | rankeval tau`` only the first command counts. Never writes to
+    stdout. ``RANKEVAL_PROGRESS=0`` turns it off; ``RANKEVAL_PROGRESS=1`` shows it
+    also when fed by a pipe (e.g. ``zcat big.gz | rankeval tau``).
     """
     import os
     import sys
 
     import click
 
-    if os.environ.get("RANKEVAL_PROGRESS", "1") == "0" or not sys.stderr.isatty():
+    setting = os.environ.get("RANKEVAL_PROGRESS", "auto")
+    if setting == "0" or not sys.stderr.isatty() or (fed_by_pipe and setting != "1"):
         yield from batches
         return
     unknown_length = (_ for _ in ())  # a generator: click shows a count, not a percentage
-    with click.progressbar(unknown_length, label=f"rankeval: {label}", file=sys.stderr, show_pos=True) as bar:
+    text = f"rankeval {command}: {label}" if command else f"rankeval: {label}"
+    with click.progressbar(unknown_length, label=text, file=sys.stderr, show_pos=True) as bar:
         for batch in batches:
             bar.update(batch.n_groups)
             yield batch

@@ -4,13 +4,15 @@
 * running one in-process (CliRunner, exceptions not caught) or as a real process;
 * the exit contract: 0, or 1 with exactly one line ``rankeval: FILE:LINE: message``;
 * random ranking data (hypothesis) and its encodings: canonical TSV and JSON lines, and
-  variants that must mean the same (CRLF, BOM, blank lines, other number spellings, gzip).
+  variants that must mean the same (CRLF, BOM, blank lines, other number spellings, gzip, bzip2, xz).
 """
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import math
 import os
 import re
@@ -29,7 +31,8 @@ from rankeval_cli.cli import main
 
 COMMANDS = main.list_commands(click.Context(main))
 #: commands that read no ranking stream (``completion SHELL`` prints a script).
-NOT_STREAMS = {"completion", "table", "meta-eval"}  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
+#: ``learn`` is a group whose subcommands need feature columns; tests/test_learn.py holds their contract.
+NOT_STREAMS = {"completion", "table", "meta-eval", "learn"}  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
 STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {
@@ -227,6 +230,14 @@ def tsv_lines(data: Dataset, spell=number_text) -> list[str]:
     return lines
 
 
+#: the compressions every reader undoes, recognised by their first bytes
+COMPRESSIONS = {
+    "gzip": lambda raw: gzip.compress(raw, mtime=0),
+    "bzip2": bz2.compress,
+    "xz": lzma.compress,
+}
+
+
 def to_tsv(data: Dataset) -> bytes:
     return ("\n".join(tsv_lines(data)) + "\n").encode("utf-8")
 
@@ -254,7 +265,8 @@ def to_jsonl(data: Dataset) -> bytes:
 
 @st.composite
 def tsv_variants(draw, data: Dataset) -> bytes:
-    """A TSV spelling of ``data`` that must read the same: line endings, BOM, blank lines, numbers, gzip."""
+    """A TSV spelling of ``data`` that must read the same: line endings, BOM, blank lines, numbers,
+    compression."""
     lines = tsv_lines(data, spell=lambda v: draw(st.sampled_from(number_spellings(v))))
     out = []
     for i, text in enumerate(lines):
@@ -267,7 +279,7 @@ def tsv_variants(draw, data: Dataset) -> bytes:
     if draw(st.booleans()):
         raw = b"\xef\xbb\xbf" + raw
     if draw(st.integers(0, 4)) == 0:
-        raw = gzip.compress(raw, mtime=0)
+        raw = COMPRESSIONS[draw(st.sampled_from(sorted(COMPRESSIONS)))](raw)
     return raw
 
 
@@ -299,7 +311,7 @@ def jsonl_variants(draw, data: Dataset) -> bytes:
     if draw(st.booleans()):
         raw = b"\xef\xbb\xbf" + raw
     if draw(st.integers(0, 4)) == 0:
-        raw = gzip.compress(raw, mtime=0)
+        raw = COMPRESSIONS[draw(st.sampled_from(sorted(COMPRESSIONS)))](raw)
     return raw
 
 

@@ -217,3 +217,21 @@ def test_ci_equals_a_slow_bootstrap_of_repeated_groups():
         low, high = percentile_interval(values[:, j], 0.9)
         assert rows[measure]["ci_low"] == pytest.approx(low, abs=1e-12)
         assert rows[measure]["ci_high"] == pytest.approx(high, abs=1e-12)
+
+
+def test_aggregates_join_systems_as_scores_does_and_a_join_matching_nothing_is_an_error(tmp_path):
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    human, metric, other = tmp_path / "human.tsv", tmp_path / "metric.tsv", tmp_path / "other.tsv"
+    human.write_text("item\tscore\nnewstest2015.online-B.0.de-en\t0.5\nnewstest2015.uedin.1.de-en\t0.25\n"
+                     "newstest2015.KIT.2.de-en\t0.125\n")
+    metric.write_text("item\tscore\nonline-B.0\t0.9\nuedin.1\t0.8\nKIT.2\t0.1\n")
+    other.write_text("item\tscore\nA\t1\nB\t2\n")
+    result = CliRunner().invoke(main, ["correlate", "--aggregates", str(human), str(metric)])
+    assert result.exit_code == 0, result.output
+    spearman = result.stdout.splitlines()[1].split("\t")
+    assert spearman[1] == "spearman" and float(spearman[2]) == 1.0 and spearman[4] == "3"
+    result = CliRunner().invoke(main, ["correlate", "--aggregates", str(human), str(other)])
+    assert result.exit_code == 1 and "no system is scored on both sides" in result.stderr

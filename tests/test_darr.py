@@ -52,7 +52,7 @@ def test_five_fields_without_header(tmp_path):
     assert b.group.tolist() == ["1", "3"] and list(b.extra) == ["lp", "testset", "segment"]
     assert b.extra["lp"].tolist() == ["cs-en"] * 4 and b.extra["segment"].tolist() == ["12", "12", "13", "13"]
     result = cli("convert", "--from", "darr", "--min-diff", "25", tmp_path / "d.csv")
-    assert result.exit_code == 1 and "min_diff needs the 6th field" in result.stderr
+    assert result.exit_code == 1 and "--min-diff needs the 6th field" in result.stderr
 
 
 def test_malformed(tmp_path):

@@ -33,8 +33,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robust import (ERROR, NEEDS, STREAM_COMMANDS, Dataset, as_float, check_exit, datasets, escape, fuzz_settings,
-                    ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
+from robust import (COMPRESSIONS, ERROR, NEEDS, STREAM_COMMANDS, Dataset, as_float, check_exit, datasets, escape,
+                    fuzz_settings, ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
                     tsv_lines, tsv_variants)
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import READERS, read
@@ -326,20 +326,25 @@ def test_bad_jsonl_names_the_line(case, cmd):
 
 
 @fuzz_settings(40)
-@given(data=datasets(min_groups=1), cmd=commands, keep=st.floats(0.05, 0.95))
-def test_gzip_that_ends_early(data, cmd, keep):
-    whole = gzip.compress(to_tsv(data) + b"".join(b"pad%d\tx\t1\t1%s\n" % (i, b"\t" * len(data.extras))
-                                                   for i in range(2000)), mtime=0)
-    result, message = run_checked([cmd, *NEEDS.get(cmd, [])], whole[:max(2, int(len(whole) * keep))])
+@given(data=datasets(min_groups=1), cmd=commands, keep=st.floats(0.05, 0.95),
+       kind=st.sampled_from(sorted(COMPRESSIONS)))
+def test_compressed_input_that_ends_early(data, cmd, keep, kind):
+    whole = COMPRESSIONS[kind](to_tsv(data) + b"".join(b"pad%d\tx\t1\t1%s\n" % (i, b"\t" * len(data.extras))
+                                                     for i in range(2000)))
+    result, message = run_checked([cmd, *NEEDS.get(cmd, [])], whole[:max(10, int(len(whole) * keep))])
     assert result.exit_code == 1 and "compressed input" in message
 
 
-def test_gzip_that_ends_early_in_a_file(tmp_path):
-    path = tmp_path / "cut.tsv.gz"
-    rows = b"".join(b"g%d\ta\t1\t2\n" % i for i in range(5000))
-    path.write_bytes(gzip.compress(b"group\titem\tgold\tpred\n" + rows, mtime=0)[:300])
+@pytest.mark.parametrize("kind", sorted(COMPRESSIONS))
+def test_compressed_input_that_ends_early_in_a_file(tmp_path, kind):
+    path = tmp_path / "cut.tsv.z"
+    rows = b"".join(b"g%d\ta\t1\t2\n" % i for i in range(200000))
+    packed = COMPRESSIONS[kind](b"group\titem\tgold\tpred\n" + rows)
+    path.write_bytes(packed[:len(packed) * 3 // 4])
     result = invoke(["tau", str(path)])
     assert "compressed input" in check_exit(result, source=str(path))
+    line = int(result.stderr.rsplit(f"{path}:", 1)[1].split(":")[0])
+    assert 100000 < line <= 200001  # the line reached (3/4 of the stream is there), not a block's first line
 
 
 # --- random damage -------------------------------------------------------------------------------
@@ -508,12 +513,13 @@ def test_damaged_samples_through_convert(name):
 
 
 @pytest.mark.parametrize("name", OTHER_READERS)
-def test_truncated_gzip_of_a_sample(name):
+def test_truncated_compression_of_a_sample(name):
     _, options = READER_SAMPLES[name]
     for raw in _samples(name):
-        packed = gzip.compress(raw * 20, mtime=0)
-        rows, error = read_all(packed[: len(packed) // 2], name, **options)
-        assert error is not None and "compressed" in error.message, error
+        for kind, compress in COMPRESSIONS.items():
+            packed = compress(raw * 20)
+            rows, error = read_all(packed[: len(packed) // 2], name, **options)
+            assert error is not None and "compressed" in error.message, (kind, error)
 
 
 @pytest.mark.parametrize("name", ["tsv", "jsonl"])

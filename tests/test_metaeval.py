@@ -499,3 +499,50 @@ def test_average_over_tasks():
     null = [0.25 * (0.2 - 0.4) / 2 + 0.75 * 0.3, 0.25 * (0.5 - 0.1) / 2 + 0.75 * 0.3]
     assert avg.p[0, 1] == np.mean(np.array(null) >= scores["b"] - scores["a"])
     assert me.wmt23_weights(2) == [2 / 8] + [1 / 8] * 6
+
+
+def test_global_accuracy_permutation_against_loop():
+    """System-level pairwise accuracy over two language pairs (WMT22-23): z-scores over all systems,
+    pooled agreements / pairs, as mt-metrics-eval's CompareMetricsWithGlobalAccuracy."""
+    rng = np.random.default_rng(4)
+    hs = [np.round(rng.normal(size=7), 1), np.round(rng.normal(size=5), 1)]
+    ms = {"a": [np.round(h + rng.normal(0, 0.5, len(h)), 1) for h in hs],
+          "b": [np.round(h + rng.normal(0, 1.0, len(h)), 1) for h in hs]}
+    cmp = me.compare_metrics(hs, ms, "accuracy", level="sys", permutations=300, seed=8)
+    hi, lo = cmp.names
+    sizes = [len(h) for h in hs]
+
+    def acc(x):
+        agree = pairs = start = 0
+        for h, n in zip(hs, sizes):
+            a, p = me.agreement(h, x[start:start + n])
+            agree, pairs, start = agree + a, pairs + p, start + n
+        return agree / pairs
+
+    p, k = slow_perm_both(acc, None, np.concatenate(ms[hi]), np.concatenate(ms[lo]), 300, 8)
+    assert cmp.p[0, 1] == p and cmp.trials[0, 1] == k
+    assert cmp.values.tolist() == [me.pairwise_accuracy(hs, ms)[n] for n in cmp.names]
+
+
+def test_wmt_task_sets():
+    rng = np.random.default_rng(12)
+    seg = {}
+    for lp in ("en-de", "zh-en"):
+        human = -rng.poisson(2, (5, 30)).astype(float)
+        human[rng.random(human.shape) < 0.1] = np.nan
+        base = np.nan_to_num(human, nan=-2)
+        seg[lp] = (human, {m: base + rng.normal(0, s, human.shape) for m, s in (("good", 0.5), ("bad", 3.0))})
+    r24 = me.wmt_tasks(24, seg, permutations=20, seed=1)
+    assert [name for name, _ in r24.tasks] == ["en-de sys spa", "en-de seg acc-eq calibrated item",
+                                               "zh-en sys spa", "zh-en seg acc-eq calibrated item"]
+    assert r24.weights == [0.25] * 4 and set(r24.average.names) == {"good", "bad"}
+    human, metrics = seg["zh-en"]
+    assert r24.tasks[2][1].as_dict()["good"][0] == me.soft_pairwise_accuracy(human[:, ~np.isnan(human).any(0)],
+                                                                             metrics["good"][:, ~np.isnan(human).any(0)])
+    avg = me.average_scores([r for _, r in r24.tasks], r24.weights)
+    assert r24.average.values.tolist() == [avg[n] for n in r24.average.names]
+    r23 = me.wmt_tasks(23, seg, permutations=20, seed=1)
+    assert len(r23.tasks) == 7 and r23.weights == me.wmt23_weights(2)
+    assert r23.tasks[0][0] == "sys accuracy en-de,zh-en"
+    again = me.wmt_tasks(23, seg, permutations=20, seed=1)
+    assert all(a[1].p.tobytes() == b[1].p.tobytes() for a, b in zip(r23.tasks, again.tasks))

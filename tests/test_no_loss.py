@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robust import (NEEDS, STREAM_COMMANDS, Dataset, check_exit, datasets, escape, fuzz_settings, invoke,
+from robust import (COMPRESSIONS, NEEDS, STREAM_COMMANDS, Dataset, check_exit, datasets, escape, fuzz_settings, invoke,
                     parse_table, per_group_commands, params, to_jsonl, to_tsv)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +48,19 @@ def test_canonical_tsv_and_jsonl_are_fixed_points_and_convert_exactly(data):
     assert ok(["convert", "--output-format", "jsonl"], jsonl) == jsonl
     assert ok(["convert", "--output-format", "jsonl"], tsv) == jsonl
     assert ok(["convert"], jsonl) == tsv
+
+
+@fuzz_settings(30)
+@given(data=datasets(max_groups=6, min_groups=1), kind=st.sampled_from(sorted(COMPRESSIONS)),
+       fmt=st.sampled_from(["tsv", "jsonl"]))
+def test_compressed_files_round_trip_exactly(tmp_path_factory, data, kind, fmt):
+    """Written compressed by -o NAME.gz/.bz2/.xz and read back (by magic bytes): the same stream."""
+    folder = tmp_path_factory.mktemp("packed")
+    text = to_tsv(data).decode() if fmt == "tsv" else to_jsonl(data).decode()
+    path = folder / f"out.{fmt}{dict(gzip='.gz', bzip2='.bz2', xz='.xz')[kind]}"
+    assert invoke(["convert", "--output-format", fmt, "-o", str(path)], text).exit_code == 0
+    assert invoke(["convert", "--output-format", fmt, str(path)]).stdout == text
+    assert invoke(["convert", "--output-format", fmt], COMPRESSIONS[kind](text.encode())).stdout == text
 
 
 def test_numbers_survive_a_round_trip_exactly():

@@ -13,8 +13,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from pathlib import Path
+
 from rankeval_cli._version import __version__
 from rankeval_cli.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # Groups with ties in gold and pred, a blank gold and a missing prediction, and two extra
 # prediction columns for compare.
@@ -26,8 +30,19 @@ DATA = ("group\titem\tgold\tpred\tp1\tp2\n"
 
 #: Parameters that say where data comes from or goes, not how a number is computed.
 NOT_SETTINGS = {"files", "input_format", "output", "output_format", "per_group", "by",  # --by keys the rows
-                "digits"}  # presentation: rounding of what was computed
+                "digits",  # presentation: rounding of what was computed
+                "qrels"}  # TREC input: the judgments the runs (FILES) are joined with
 CI = ["--ci", "0.9", "--bootstrap", "30"]
+
+#: TREC input (bundled examples): the IR options act on it.
+TREC = [str(ROOT / "examples" / "trec" / name) for name in ("qrels.txt", "bm25.run", "dense.run")]
+IR_ARGS = ["--qrels", TREC[0], TREC[1]]
+IR_COMPARE = ["--qrels", TREC[0], "-m", "map,ndcg_cut_10", "--permutations", "30", TREC[1], TREC[2]]
+IR = {
+    "rel_level": (IR_ARGS, IR_ARGS + ["--rel-level", "2"]),
+    "depth": (IR_ARGS, IR_ARGS + ["--depth", "5"]),
+    "all_queries": (IR_ARGS, IR_ARGS + ["--all-queries"]),
+}
 
 #: command -> parameter -> (arguments of the reference run, arguments changing only that setting).
 VARIATIONS = {
@@ -35,6 +50,8 @@ VARIATIONS = {
         "variant": ([], ["--tau-variant", "b"]),
         "average": ([], ["--average", "macro"]),
         "higher_better": ([], ["--higher-better"]),
+        "epsilon": ([], ["--epsilon", "0.6"]),
+        "min_diff": ([], ["--min-diff", "1.5"]),
         "calibrate_ties": (["--tau-variant", "eq", "--average", "micro"], ["--tau-variant", "eq", "--average", "micro",
                                                                      "--calibrate-ties"]),
         "ci": ([], ["--ci", "0.9"]),
@@ -59,6 +76,10 @@ VARIATIONS = {
         "permutations": ([], ["--permutations", "31"]),
         "seed": ([], ["--seed", "5"]),
         "exclude_systems": ([], ["--exclude-systems", "e"]),
+        "rel_level": (IR_COMPARE, IR_COMPARE + ["--rel-level", "2"]),
+        "depth": (IR_COMPARE, IR_COMPARE + ["--depth", "5"]),
+        "all_queries": (IR_COMPARE, IR_COMPARE + ["--all-queries"]),
+        "correction": (IR_COMPARE, IR_COMPARE + ["--correction", "holm"]),
     },
 }
 POSITION = {
@@ -70,13 +91,15 @@ POSITION = {
     "bootstrap": (CI, ["--ci", "0.9", "--bootstrap", "31"]),
     "seed": (CI, CI + ["--seed", "5"]),
     "exclude_systems": ([], ["--exclude-systems", "e"]),
+    **IR,
 }
 VARIATIONS["mrr"] = {**POSITION, "k": ([], ["--k", "1"])}
 VARIATIONS["ndcg"] = {**POSITION, "k": ([], ["--k", "2"]), "gain": ([], ["--gain", "linear"])}
 VARIATIONS["err"] = {**POSITION, "k": ([], ["--k", "2"]), "rel_max": ([], ["--rel-max", "list-max"])}
 VARIATIONS["rankdcg"] = dict(POSITION)
 VARIATIONS["report"] = {**POSITION, "k": ([], ["--k", "2"]), "variant": ([], ["--tau-variant", "b"]),
-                        "gain": ([], ["--gain", "linear"]), "rel_max": ([], ["--rel-max", "list-max"])}
+                        "gain": ([], ["--gain", "linear"]), "rel_max": ([], ["--rel-max", "list-max"]),
+                        "measures": ([], ["-m", "mrr"])}
 #: What compare needs to run on DATA at all.
 BASE_ARGS = {"compare": ["--pred-columns", "p1,p2", "--bootstrap", "30", "--permutations", "30"]}
 
@@ -87,7 +110,7 @@ def _command(name: str) -> click.Command:
 
 def _rows(name: str, args: list[str]) -> dict[str, dict]:
     """Summary rows by measure (and system, for compare), from TSV output."""
-    args = BASE_ARGS.get(name, []) + args
+    args = (BASE_ARGS.get(name, []) if "--qrels" not in args else []) + args
     # compare's options override its base ones: later values win in click
     result = CliRunner().invoke(main, [name, *args], input=DATA)
     assert result.exit_code == 0, (name, args, result.output)

@@ -14,6 +14,7 @@ import sys
 import click
 
 from ..errors import DataError
+from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 
 INPUT_FORMATS = ("auto", "tsv", "jsonl")
 #: formats of commands that write a stream of groups (convert adds jcml).
@@ -107,7 +108,8 @@ def output_options(formats=OUTPUT_FORMATS, default="tsv"):
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
         return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout; written to a temporary file and renamed.")(f)
+                            help="Write here instead of stdout; a file is replaced only when the run succeeds; "
+                                 "a .gz, .bz2 or .xz name is compressed.")(f)
     return decorate
 
 
@@ -193,6 +195,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     from ..formats import CANONICAL
     from ..formats import read
     from ..pipeline import exclude, progress
+    from ..textio import is_pipe
 
     sources = list(files) or ["-"]
     name = fmt or input_format
@@ -202,7 +205,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
             yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or CANONICAL,
                             **reader_options)
 
-    stream = progress(batches())
+    context = click.get_current_context(silent=True)
+    stream = progress(batches(), fed_by_pipe=any(map(is_pipe, sources)), command=context and context.info_name)
     return exclude(stream, exclude_systems) if exclude_systems else stream
 
 
@@ -213,9 +217,3 @@ def output_stream(path):
 
     with atomic_output(path) as out:
         yield out
-
-
-def warn(message: str) -> None:
-    """A note for the user on stderr (counts of skipped or excluded rows)."""
-    click.echo(f"rankeval: {message}", err=True)
-

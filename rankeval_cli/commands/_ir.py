@@ -90,8 +90,7 @@ class Settings:
         from ..summary import signature
 
         kind = measure.kind
-        return signature(measure.name, ties=self.tie_policy,
-                         rel_level=self.rel_level if kind not in ("ndcg", "err", "judged", "num_ret") else None,
+        return signature(measure.name, ties=self.tie_policy, rel_level=self.rel_level,
                          gain=self.gain if kind == "ndcg" else None,
                          rel_max=f"scale:{self.rel_max:g}" if kind == "err" else None,
                          depth=self.depth, all_queries=self.all_queries or None, **extra)

@@ -8,7 +8,7 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "mqm", "trec")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "mqm", "letor", "trec")
 
 
 @click.command(name="convert")
@@ -67,6 +67,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
       mqm          Google's MQM segment scores: one group per segment, gold = -score
+      letor        LETOR/SVMlight ranking files: rel qid:Q 1:v 2:v ... # docid = X
       trec         TREC runs (qid Q0 docno rank score tag) joined with --qrels:
                    one group per query, pred = -score, gold = grade; empty
                    gold = retrieved but unjudged, empty pred = judged but not
@@ -76,6 +77,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     Examples:
       rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml
       rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz --output-format jsonl
+      rankeval convert --from letor msn1.fold1.train.5k.txt.gz
       rankeval convert --from trec --qrels examples/trec/qrels.txt examples/trec/bm25.run
     """
     from ..formats import reader, sniff, writer

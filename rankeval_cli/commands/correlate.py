@@ -71,7 +71,7 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
         for key, (x_scores, y_scores) in pairs.items():
             head = dict(zip(by, key))
             items, x, y, unmatched = join_scores(x_scores, y_scores)
-            if not items and x_scores and y_scores:
+            if not items and x_scores and y_scores and _disjoint(x_scores, y_scores):
                 where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
                 raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
                                 f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
@@ -87,6 +87,13 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
                 writer.write({**head, "level": "segment", "measure": "spearman-avg", "value": seg.mean,
                               **_interval(resampling, None),
                               "p_value": None, "n": seg.defined, "undefined": seg.undefined, "signature": sig})
+
+
+def _disjoint(left: dict, right: dict) -> bool:
+    """No system name in common, even after stripping test-set and language-pair parts."""
+    from ..formats.wmtids import system_key
+
+    return not (left.keys() & right.keys()) and not ({system_key(k) for k in left} & {system_key(k) for k in right})
 
 
 def _interval(resampling, interval) -> dict:

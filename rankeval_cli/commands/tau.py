@@ -77,7 +77,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     computed from each group's pair counts (micro) or tau (macro). With
     --calibrate-ties the interval keeps the chosen epsilon fixed.
 
-    --epsilon E makes pred pairs closer than E ties; --min-diff D leaves out
+    --epsilon E makes pred pairs at most E apart ties; --min-diff D leaves out
     pairs whose gold values differ by less than D (then pairs tied in gold are
     left out too, for D > 0). Either counts pair by pair in memory.
 

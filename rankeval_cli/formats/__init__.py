@@ -12,7 +12,8 @@ from typing import Iterable, Iterator
 
 from ..batch import Batch
 from ..errors import DataError
-from ..textio import open_binary, source_name
+from ..textio import decompressing, open_binary, source_name
+from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
 READERS = {
@@ -24,6 +25,7 @@ READERS = {
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
     "mqm": "mqm:read_mqm",
+    "letor": "letor:read_letor",
     "trec": "trec:read_trec",
 }
 
@@ -63,8 +65,20 @@ def sniff(source) -> str:
     if source is None or source == "-" or not isinstance(source, str):
         return "tsv"  # the caller peeks streams itself (see read)
     with open_binary(source) as stream:
-        head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else stream.read(4096)
-    return _format_of(head)
+        return canonical_format(_head(stream))
+
+
+def _head(stream) -> bytes:
+    """Up to 4 KiB from the start of a (decompressed) stream, not consumed.
+
+    A stream that cannot be decompressed gives nothing here; the reader reports it.
+    """
+    from ..textio import decoder_errors
+
+    try:
+        return stream.peek(4096)[:4096]
+    except decoder_errors():
+        return b""
 
 
 def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iterator[Batch]:
@@ -73,13 +87,14 @@ def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iter
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an
     empty stream, since it is valid JSON lines; ``fmt="tsv"`` requires a header.
     A sniffed format outside ``sniffable`` (JCML where a canonical stream is
-    expected) is a DataError that says how to convert it.
+    expected) is a DataError that says how to convert it; so is a WMT, TREC or
+    LETOR file, found by the TSV reader's header check (:mod:`.detect`).
     """
     if fmt in (None, "auto"):
         fmt, source = _sniff_stream(source)
         if fmt not in sniffable:
-            raise DataError(f"this looks like {fmt.upper()}, not a canonical TSV or JSON-lines stream; "
-                            f"convert it first: rankeval convert --from {fmt} FILE", source_name(source), 1)
+            name = source_name(source)
+            raise DataError(foreign_message(fmt, name, READERS), name, 1)
         if fmt == "tsv":
             options["empty_ok"] = True  # an empty input is an empty stream in either encoding
     batches = reader(fmt)(source, **options)
@@ -87,40 +102,33 @@ def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iter
 
 
 def _sniff_stream(source):
-    """Sniff the format; stdin is wrapped so the peeked bytes are not lost."""
+    """Sniff the format; stdin and streams are wrapped so the peeked bytes are not lost.
+
+    A compressed stream is sniffed and handed on decompressed (marked so, so that
+    the reader does not look for a second layer).
+    """
     import io
     import sys
 
-    if source is None or source == "-":
-        stream = sys.stdin.buffer
-        if not hasattr(stream, "peek"):
-            stream = io.BufferedReader(stream)
-        return _format_of(stream.peek(4096)), _NamedStream(stream, "<stdin>")
-    if isinstance(source, str):
+    if isinstance(source, str) and source != "-":
         return sniff(source), source
-    if isinstance(source, io.TextIOBase):
+    if source is None or source == "-":
+        stream, name = sys.stdin.buffer, "<stdin>"
+    elif isinstance(source, io.TextIOBase):
         text = source.read()
-        return _format_of(text[:4096].encode("utf-8")), io.BytesIO(text.encode("utf-8"))
-    stream = source if hasattr(source, "peek") else io.BufferedReader(source)
-    return _format_of(stream.peek(4096)), stream
-
-
-def _format_of(head: bytes) -> str:
-    if head[:2] == b"\x1f\x8b":
-        import zlib
-
-        try:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 4096)
-        except zlib.error:
-            head = b""
-    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"<"):
-        return "jcml"
-    return "jsonl" if head.startswith(b"{") else "tsv"
+        return canonical_format(text[:4096].encode("utf-8")), io.BytesIO(text.encode("utf-8"))
+    else:
+        stream, name = source, source_name(source)
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)
+    stream = decompressing(stream)
+    return canonical_format(_head(stream)), _NamedStream(stream, name)
 
 
 class _NamedStream:
-    """A binary stream that reports a chosen name (``<stdin>``) in messages."""
+    """A binary stream that reports a chosen name (``<stdin>``) in messages; already decompressed."""
+
+    decompressed = True
 
     def __init__(self, stream, name: str):
         self._stream, self.name = stream, name

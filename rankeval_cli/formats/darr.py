@@ -47,7 +47,7 @@ def read_darr(source, min_diff: float | None = None) -> Iterator[Batch]:
                         raise DataError(f"expected 5 or 6 space-separated fields (LP DATA SID BETTER WORSE "
                                         f"[DIFF]), found {width}", name, int(numbers[0]))
                     if min_diff is not None and width != 6:
-                        raise DataError("min_diff needs the 6th field (DIFF), which this file lacks", name,
+                        raise DataError("--min-diff needs the 6th field (DIFF), which this file lacks", name,
                                         int(numbers[0]))
             if fields:
                 batch = _block_batch(fields, numbers, width, name, min_diff)

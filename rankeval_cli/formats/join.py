@@ -130,7 +130,8 @@ class ScoreIndex:
         used = sorted({names[c] for c in np.unique(table.codes["metric"]).tolist()})
         if self.metric is None:
             if len(used) > 1:
-                raise DataError(f"the score file holds several metrics ({', '.join(used)}); choose one", self.name)
+                raise DataError(f"the score file holds several metrics ({', '.join(used)}); choose one with --metric",
+                                self.name)
             return np.arange(table.n_rows)
         if self.metric not in used and used:
             raise DataError(f"metric {self.metric!r} is not in the score file (it has {', '.join(used)})",
@@ -167,7 +168,7 @@ class ScoreIndex:
             chosen = self.refset or (present[0] if len(present) == 1 else testset)
             if chosen not in present and not self.refset:
                 raise DataError(f"{lp} {testset} is scored against reference sets {', '.join(present)}, "
-                                "none named like the test set; choose one", self.name)
+                                "none named like the test set; choose one with --refset", self.name)
             if chosen not in present:
                 self.report(f"{self.name}: {lp} {testset} has no reference set {chosen} "
                             f"(only {', '.join(present)}); its items get no score")
@@ -186,6 +187,6 @@ class ScoreIndex:
 
 
 def _warn(message: str) -> None:
-    from ..commands._common import warn
+    from ..messages import warn
 
     warn(message)

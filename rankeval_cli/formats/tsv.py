@@ -105,6 +105,12 @@ def _header_columns(text: str, name: str, first_line: int) -> list[str]:
     columns = text.split("\t")
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
+        from . import READERS
+        from .detect import header_problem
+
+        problem = header_problem(text, name, READERS)
+        if problem:
+            raise DataError(problem, name, first_line)
         raise DataError(f"header lacks column(s) {', '.join(missing)} (found: {', '.join(columns)})", name, first_line)
     dupes = sorted({c for c in columns if columns.count(c) > 1})
     if dupes:
@@ -133,7 +139,11 @@ def _parse_block(block: bytes, first_line: int, header: list[str], name: str, fi
     wrong = keep & (tab_counts != len(header) - 1)
     if wrong.any():
         row = int(np.flatnonzero(wrong)[0])
-        raise DataError(f"expected {len(header)} tab-separated fields, found {tab_counts[row] + 1}", name, int(line_numbers[row]))
+        from .detect import separator_hint
+
+        line = block[starts[row]:ends[row]].decode("utf-8", "replace")
+        raise DataError(f"expected {len(header)} tab-separated fields, found {tab_counts[row] + 1}"
+                        + separator_hint(line, len(header)), name, int(line_numbers[row]))
 
     bounds = _field_bounds(tabs, buf, starts[keep], ends[keep], len(header))
     fields = _split_fields(decode(block, name, first_line), keep, len(ends))

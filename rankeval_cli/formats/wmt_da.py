@@ -70,7 +70,7 @@ def lp_from_name(name: str) -> str:
     match = _LP_IN_NAME.search(os.path.basename(name))
     if match is None:
         raise DataError("cannot tell the language pair from the file name (expected e.g. "
-                        "metrics-ad-seg-scores-en-de.csv); pass lp='xx-yy'", name)
+                        "metrics-ad-seg-scores-en-de.csv); give it with --lp, e.g. --lp en-de", name)
     return normalize_lp(match.group(1))
 
 
@@ -162,6 +162,6 @@ def _batch(table, numbers, lp, better, worse, diff, name) -> Batch:
 
 
 def _warn(message: str) -> None:
-    from ..commands._common import warn
+    from ..messages import warn
 
     warn(message)

@@ -302,6 +302,6 @@ def _show(value: float) -> str:
 
 
 def _warn(message: str) -> None:
-    from ..commands._common import warn
+    from ..messages import warn
 
     warn(message)

@@ -1,4 +1,4 @@
-"""WMT metric score files, segment and system level, tab-separated, gzip or plain.
+"""WMT metric score files, segment and system level, tab-separated, plain or compressed.
 
 The layout is told from the number of fields, which must be the same on every line:
 

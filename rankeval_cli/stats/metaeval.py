@@ -41,7 +41,8 @@ import numpy as np
 
 from ..batch import group_index, offsets_from_sizes
 from ..measures.pairs import pair_counts, pair_table
-from ..measures.tau import (CALIBRATED, _plain_counts, best_epsilon, canonical_variant, group_tau)
+from ..measures.tau import (CALIBRATED, _plain_counts, best_epsilon, canonical_variant, group_tau,
+                            numerator_denominator)
 
 AVERAGE_BY = ("none", "item", "system")
 STATISTICS = ("pearson", "spearman", "kendall", "accuracy")
@@ -161,11 +162,11 @@ def group_pearson(x, y, offsets) -> np.ndarray:
     gid = group_index(offsets)
     n = sizes.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        dx = x - (np.bincount(gid, x, G) / n)[gid]
-        dy = y - (np.bincount(gid, y, G) / n)[gid]
-        sxy = np.bincount(gid, dx * dy, G)
-        sxx = np.bincount(gid, dx * dx, G)
-        syy = np.bincount(gid, dy * dy, G)
+        dx = x - (segment_sums(x, offsets) / n)[gid]
+        dy = y - (segment_sums(y, offsets) / n)[gid]
+        sxy = segment_sums(dx * dy, offsets)
+        sxx = segment_sums(dx * dx, offsets)
+        syy = segment_sums(dy * dy, offsets)
         r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
     nonempty = sizes > 0
     starts = offsets[:-1][nonempty]
@@ -178,6 +179,16 @@ def group_pearson(x, y, offsets) -> np.ndarray:
     if two.any():
         first = offsets[:-1][two]
         out[two] = np.sign(x[first + 1] - x[first]) * np.sign(y[first + 1] - y[first])
+    return out
+
+
+def segment_sums(values, offsets) -> np.ndarray:
+    """Σ of every group (0 for an empty one), with numpy's pairwise summation within a group."""
+    sizes = np.diff(offsets)
+    out = np.zeros(len(sizes))
+    nonempty = sizes > 0
+    if nonempty.any():
+        out[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return out
 
 
@@ -246,6 +257,7 @@ class GroupValues:
     pairs: np.ndarray
     counts: object = None  # PairCounts for Kendall
     epsilon: float | None = None
+    ratio_of: tuple | None = None  # (numerator, denominator) per group, for Kendall variants
 
 
 def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=None, calibrate=False,
@@ -267,7 +279,7 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
     pair_level = calibrate or min_human_diff is not None or (epsilon is not None and epsilon > 0)
     if not pair_level:
         counts = pair_counts(human, metric, offsets)
-        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon)
+        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon, _num_den(variant, counts))
     if variant == "c":
         raise ValueError("tau-c is not defined with epsilon, calibration or min_human_diff "
                          "(its denominator counts distinct values)")
@@ -280,16 +292,27 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
         category = np.where(mdiff <= epsilon, tied, untied)
     counts = counts_from_categories(group, category, len(n), n)
     return GroupValues(group_tau(variant, counts), n, counts.pairs if min_human_diff is None
-                       else np.bincount(group, minlength=len(n)).astype(np.int64), counts, epsilon)
+                       else np.bincount(group, minlength=len(n)).astype(np.int64), counts, epsilon,
+                       _num_den(variant, counts))
 
 
-def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=False):
+def _num_den(variant, counts):
+    if variant == "c":
+        return None
+    return numerator_denominator(variant, *(getattr(counts, k) for k in ("C", "D", "T_h", "T_m", "T_hm")))
+
+
+def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=False, ratio_of=None):
     """(average, groups counted, groups defined), as mt-metrics-eval's AverageCorrelation.
 
     Groups with fewer than 2 cells are skipped; NaN values are left out, or
     counted as 0 with ``undefined_as_zero``. Weights: 1, cells or pairs. The
     average is 0 when no group counts (mt-metrics-eval returns 0 there).
     Works along the last axis (one row per permutation).
+
+    ``ratio_of=(num, den)``: each value is num/den; when weighting by pairs and
+    every den is the group's pair count, the average is computed exactly as
+    Σ num / Σ den (pooled counts, e.g. pairwise accuracy over language pairs).
     """
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}")
@@ -304,6 +327,12 @@ def average_groups(values, n, pairs, *, weighting="plain", undefined_as_zero=Fal
     num = np.where(defined, values, 0.0) * w
     with np.errstate(invalid="ignore", divide="ignore"):
         avg = np.where(total > 0, num.sum(axis=-1) / np.where(total > 0, total, 1), 0.0)
+        if weighting == "pairs" and ratio_of is not None and not undefined_as_zero:
+            rn, rd = (np.broadcast_to(np.asarray(x, np.float64), values.shape) for x in ratio_of)
+            if np.array_equal(np.where(usable, rd, 0), np.where(usable, np.broadcast_to(pairs, values.shape), 0)):
+                rn_sum = np.where(defined, rn, 0.0).sum(axis=-1)
+                rd_sum = np.where(defined, rd, 0.0).sum(axis=-1)
+                avg = np.where(rd_sum > 0, rn_sum / np.where(rd_sum > 0, rd_sum, 1), 0.0)
     return avg, counted.sum(axis=-1), defined.sum(axis=-1)
 
 
@@ -337,7 +366,7 @@ def seg_statistic(human, metric, statistic: str = "pearson", average_by: str = "
                       epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
                       weighting=weighting)
     value, groups, defined = average_groups(gv.value, gv.n, gv.pairs, weighting=weighting,
-                                            undefined_as_zero=undefined_as_zero)
+                                            undefined_as_zero=undefined_as_zero, ratio_of=gv.ratio_of)
     counts = {}
     if gv.counts is not None:
         counts = {k: int(getattr(gv.counts, k).sum()) for k in ("C", "D", "T_h", "T_m", "T_hm")}
@@ -425,7 +454,8 @@ def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED
     system sums at least the observed one (the test of "i better than j").
     Computed in float32 exactly as mt-metrics-eval's ``compute_pairwise_p_values``.
     """
-    seg = np.asarray(seg_scores).astype(np.float32)
+    # C order as pce.py receives it: the layout BLAS sees can change float32 rounding, hence ties
+    seg = np.ascontiguousarray(seg_scores, dtype=np.float32)
     n_sys, n_seg = seg.shape
     if signs is None:
         signs = permutation_signs(n_seg, permutations, seed)
@@ -792,3 +822,71 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
             p[i, j] = np.mean(null >= avg[m1] - avg[m2])
     return Comparison(names, np.array([avg[m] for m in names]), assign_ranks(p, threshold), p, draws,
                       np.zeros((n, n), np.int64), (0.0, 1.0))
+
+
+@dataclass
+class TaskSetResult:
+    """The tasks of an official table, their weights and the weighted average with clusters."""
+
+    tasks: list[tuple[str, Comparison]]  # (task name, result), in table order
+    weights: list[float]
+    average: Comparison
+
+
+def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: int = 1000, seed=12345,
+              early_stop=None, threshold: float = 0.05) -> TaskSetResult:
+    """Run the WMT23 or WMT24-25 metrics task set (mt-metrics-eval tasks.WMT23 / WMT24 / WMT25).
+
+    ``seg[lp] = (human, {metric: scores})`` with (n_sys, n_seg) matrices; ``sys[lp]`` the same
+    with system-score vectors (default: each system's mean over the segments with a human
+    score, for humans and metrics alike — give the official system scores where they differ,
+    e.g. corpus BLEU). Language pairs are taken in sorted order; metrics missing from a
+    language pair are left out of that task and of the average.
+
+    * 23: global pairwise accuracy (weight L), then per language pair system Pearson,
+      segment Pearson (no grouping) and tie-calibrated acc-eq by item (weight 1 each);
+    * 24 (and 25): per language pair SPA and tie-calibrated acc-eq by item, equal weights.
+
+    One ``RandomState(seed)`` stream runs through all tasks in order, as a TaskSet run
+    after ``np.random.seed(seed)``.
+    """
+    from . import permutation as pm
+
+    if year not in (23, 24, 25, 2023, 2024, 2025):
+        raise ValueError("year must be 23, 24 or 25")
+    year = year % 100
+    lps = sorted(seg)
+    rng = pm.as_rng(seed)
+    common = dict(permutations=permutations, seed=rng, early_stop=early_stop, threshold=threshold)
+    if sys is None:
+        sys = {}
+        for lp in lps:
+            human, metrics = seg[lp]
+            h = as_matrix(human)
+            mask = ~np.isnan(h)
+            mean = lambda m: np.array([row[ok].mean() if ok.any() else np.nan  # noqa: E731
+                                       for row, ok in zip(as_matrix(m), mask)])
+            sys[lp] = (mean(h), {name: mean(m) for name, m in metrics.items()})
+    tasks = []
+    if year == 23:
+        shared = set.intersection(*(set(sys[lp][1]) for lp in lps)) if lps else set()
+        names = sorted(shared)
+        tasks.append((f"sys accuracy {','.join(lps)}", compare_metrics(
+            [sys[lp][0] for lp in lps], {m: [sys[lp][1][m] for lp in lps] for m in names}, "accuracy",
+            level="sys", **common)))
+        for lp in lps:
+            tasks.append((f"{lp} sys pearson", compare_metrics(sys[lp][0], sys[lp][1], "pearson", level="sys",
+                                                               **common)))
+            tasks.append((f"{lp} seg pearson none", compare_metrics(seg[lp][0], seg[lp][1], "pearson",
+                                                                    average_by="none", **common)))
+            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
+                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
+        weights = wmt23_weights(len(lps))
+    else:
+        for lp in lps:
+            tasks.append((f"{lp} sys spa", compare_metrics(seg[lp][0], seg[lp][1], "spa", level="sys", **common)))
+            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
+                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
+        weights = uniform_weights(len(tasks))
+    results = [r for _, r in tasks]
+    return TaskSetResult(tasks, weights, average_comparison(results, weights, threshold))

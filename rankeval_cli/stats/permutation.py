@@ -187,9 +187,10 @@ class LongKendall:
         for g in range(G):
             if self.n[g] >= 2:
                 counts[:, :, g] = self.group_counts(M[:, self.offsets[g]:self.offsets[g + 1]], g)
-        tau = ratio(*numerator_denominator(self.variant, *counts))
-        return me.average_groups(tau, np.broadcast_to(self.n, (K, G)),
-                                 np.broadcast_to(self.n * (self.n - 1) // 2, (K, G)), **self.average)[0]
+        num_den = numerator_denominator(self.variant, *counts)
+        return me.average_groups(ratio(*num_den), np.broadcast_to(self.n, (K, G)),
+                                 np.broadcast_to(self.n * (self.n - 1) // 2, (K, G)), ratio_of=num_den,
+                                 **self.average)[0]
 
 
 def _run_pairs(starts) -> np.ndarray:
@@ -238,13 +239,15 @@ class CellStatistic:
             for r in range(K):
                 gv = me.group_values(self.statistic, self.human, M[r], self.offsets, calibrate=True,
                                      **self.options)
-                out[r] = me.average_groups(gv.value, gv.n, gv.pairs, **self.average)[0]
+                out[r] = me.average_groups(gv.value, gv.n, gv.pairs, ratio_of=gv.ratio_of, **self.average)[0]
             return out
         G = len(self.offsets) - 1
         offs = np.append((self.offsets[:-1][None, :] + n * np.arange(K)[:, None]).ravel(), K * n)
         gv = me.group_values(self.statistic, np.tile(self.human, K), M.ravel(), offs, **self.options)
         pairs = np.broadcast_to(gv.pairs, (K * G,)).reshape(K, G)
-        return me.average_groups(gv.value.reshape(K, G), gv.n.reshape(K, G), pairs, **self.average)[0]
+        ratio_of = None if gv.ratio_of is None else tuple(np.reshape(x, (K, G)) for x in gv.ratio_of)
+        return me.average_groups(gv.value.reshape(K, G), gv.n.reshape(K, G), pairs, ratio_of=ratio_of,
+                                 **self.average)[0]
 
     def hybrid_values(self, ms1, ms2, bits):
         """(f(m1), f(m2)) per trial: m1 = ms1 where bit else ms2, m2 the opposite."""
@@ -333,15 +336,16 @@ class PairStatistic:
         N = self.pairs[None, :]
         if self.simple:
             good = sums[0]
-            tau = ratio(good if self.variant == "acc-eq" else 2 * good - N, np.broadcast_to(N, good.shape))
+            num_den = (good if self.variant == "acc-eq" else 2 * good - N, np.broadcast_to(N, good.shape))
         else:
             C, D, T_hm = sums
             T_h = self.human_tied[None, :] - T_hm
             T_m = N - self.human_tied[None, :] - C - D
-            tau = ratio(*numerator_denominator(self.variant, C, D, T_h, T_m, T_hm))
+            num_den = numerator_denominator(self.variant, C, D, T_h, T_m, T_hm)
+        tau = ratio(*num_den)
         K = tau.shape[0]
         return me.average_groups(tau, np.broadcast_to(self.n, (K, self.G)), np.broadcast_to(self.pairs, (K, self.G)),
-                                 **self.average)[0]
+                                 ratio_of=num_den, **self.average)[0]
 
     def tau_of_categories(self, cat: np.ndarray) -> np.ndarray:
         """Averaged tau of each row of a (K, P) category matrix."""
@@ -388,8 +392,10 @@ class SpaStatistic:
         n_sys, n_seg = self.shape
         seg = M.reshape(K, n_sys, n_seg).astype(np.float32)
         sys_scores = np.sum(seg, axis=-1)  # (K, n_sys), as pce.py sums each system's row
-        stacked = np.ascontiguousarray(seg.transpose(2, 0, 1).reshape(n_seg, K * n_sys))
-        partial = np.matmul(self.signs, stacked).reshape(-1, K, n_sys)  # (R, K, n_sys)
+        # (R, K·n_sys) = signs @ stacked.T with every hybrid's rows C-contiguous: the operand layout
+        # pce.py gives BLAS (a different layout can round float32 sums differently)
+        stacked = np.ascontiguousarray(seg.reshape(K * n_sys, n_seg))
+        partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
         err = np.zeros(K)
         for i, j in zip(*self.iu):

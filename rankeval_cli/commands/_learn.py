@@ -1,0 +1,77 @@
+"""Options shared by ``learn train`` and ``learn cv`` (click only at top level)."""
+
+from __future__ import annotations
+
+import click
+
+from . import _common
+
+OBJECTIVES = ("ranksvm", "listnet", "listmle", "regression")
+
+
+def model_options(f):
+    """--model, --features, --relevance, --lambda, --loss, --hidden, --max-iter, --seed."""
+    f = click.option("--seed", type=int, default=None, metavar="S",
+                     help="Seed of the network's initial weights (--hidden) and, for cv, of the folds "
+                          "[default: 12345].")(f)
+    f = click.option("--max-iter", "max_iter", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Most L-BFGS-B iterations [default: 1000].")(f)
+    f = click.option("--hidden", type=click.IntRange(min=0), default=None, metavar="H",
+                     help="listnet, listmle: a network with one hidden layer of H tanh units instead of a "
+                          "linear scorer [default: 0 = linear].")(f)
+    f = click.option("--loss", type=click.Choice(("squared-hinge", "hinge")), default=None,
+                     help="ranksvm: loss on each pair's margin; squared-hinge is smooth (Chapelle & Keerthi "
+                          "2010) [default: squared-hinge].")(f)
+    f = click.option("--lambda", "l2", type=click.FloatRange(min=0), default=None, metavar="LAMBDA",
+                     help="L2 penalty (LAMBDA/2)|w|^2 on the weights; for ranksvm C = 1/(LAMBDA * pairs) "
+                          "[default: 0.1].")(f)
+    f = click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
+                     help="ranks: gold holds ranks, lower = better (WMT, JCML); grades: graded relevance, "
+                          "higher = better (LETOR).")(f)
+    f = click.option("--features", "features", multiple=True, required=True, metavar="NAMES/PATTERNS",
+                     help="Feature columns: names and shell patterns, comma-separated or repeated (e.g. 'f*', "
+                          "'tgt@*', 'unk,length'). Patterns skip text columns (named on stderr).")(f)
+    return click.option("--model", "objective", type=click.Choice(OBJECTIVES), required=True,
+                        help="Objective: ranksvm (pairwise hinge), listnet (top-one cross entropy), listmle "
+                             "(Plackett-Luce likelihood), regression (ridge on the gold).")(f)
+
+
+#: environment variables naming the thread count of the BLAS libraries numpy may use
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_blas_threads() -> None:
+    """One BLAS thread unless the user set a count: called before numpy loads.
+
+    Training multiplies a tall matrix by a vector at every step; threads gain
+    little there and, on a machine whose cores are busy, OpenBLAS's waiting
+    threads made L-BFGS steps several times slower (measured: 15x on the MSLR
+    sample with 2 cores under load).
+    """
+    import os
+    import sys
+
+    if "numpy" not in sys.modules and not any(name in os.environ for name in BLAS_THREADS):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        os.environ["MKL_NUM_THREADS"] = "1"
+
+
+def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
+    """The model's hyperparameters with defaults filled in; a misplaced option is a usage error."""
+    from ..learn.model import settings
+
+    if loss is not None and objective != "ranksvm":
+        raise click.UsageError("--loss applies to --model ranksvm")
+    try:
+        return settings(objective, **{"lambda": l2, "loss": loss, "hidden": hidden, "max_iter": max_iter,
+                                      "seed": seed})
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def load_table(files, input_format, exclude_systems, features, relevance, keep_batches=False, empty_ok=False):
+    from ..learn import data
+
+    batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
+    return data.load(batches, features, relevance, report=_common.warn, keep_batches=keep_batches,
+                     empty_ok=empty_ok)

@@ -1,0 +1,53 @@
+"""``rankeval learn``: train, apply and cross-validate rankers on feature columns.
+
+A click group whose subcommands load lazily from their own modules
+(``learn_<name>.py``, each defining ``command``), like the top-level commands.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+#: subcommand -> (module, one-line help); a new subcommand is one line here.
+SUBCOMMANDS = {
+    "train": ("learn_train", "Train a ranker (ranksvm, listnet, listmle, regression) and write a JSON model."),
+    "predict": ("learn_predict", "Score a stream with a trained model: pred = -score, score kept."),
+    "cv": ("learn_cv", "K-fold cross-validation by group: every group scored by a model that never saw it."),
+}
+
+
+class LazyLearnGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(SUBCOMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in SUBCOMMANDS:
+            return None
+        return importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command
+
+    def format_commands(self, ctx, formatter):
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)])
+
+
+@click.group(name="learn", cls=LazyLearnGroup)
+def command():
+    """Learn rankers from feature columns of the stream, score with them, cross-validate.
+
+    Features are extra numeric columns: LETOR/SVMlight files give f1..fM
+    (rankeval convert --from letor), JCML gives tgt@ATTR. Models are linear or
+    (listnet, listmle) one-hidden-layer networks on z-scored features, trained
+    with L-BFGS-B; see docs/learn.md for each objective's equation.
+
+    Model scores are higher = better. Output streams carry pred = -score (lower =
+    better, as every stream), so measures apply unchanged, and the score itself in
+    the column score.
+
+    \b
+    Examples:
+      rankeval convert --from letor train.txt.gz | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o m.json
+      rankeval convert --from letor test.txt.gz | rankeval learn predict --model m.json | rankeval ndcg --relevance grades --k 10
+      rankeval convert --from letor train.txt.gz | rankeval learn cv --model listnet --features 'f*' --relevance grades | rankeval ndcg --relevance grades --k 10
+    """
