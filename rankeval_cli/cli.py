@@ -30,7 +30,7 @@ COMMANDS = {
     "compare": "Compare two or more predictions with paired significance tests.",
     "plot": "Figures: system rankings, metric versus human, a measure's distribution.",
     "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
-    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression).",
+    "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression); BLEU features.",
     "table": "Gather the summaries of several runs into one Markdown, LaTeX or TSV table.",
     "completion": "Print the shell-completion script for bash, zsh or fish.",
 }

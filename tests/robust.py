@@ -30,17 +30,39 @@ from rankeval_cli.cli import main
 
 # --- the commands --------------------------------------------------------------------------------
 
-COMMANDS = main.list_commands(click.Context(main))
-#: commands that read no ranking stream (``completion SHELL`` prints a script).
-#: ``learn`` is a group whose subcommands need feature columns; tests/test_learn.py holds their contract.
-NOT_STREAMS = {"completion", "table", "meta-eval", "learn"}  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
+def _command_names() -> tuple[list[str], set[str]]:
+    """Every command, a group's subcommands as ``"group sub"`` after the group; and the groups."""
+    ctx = click.Context(main)
+    names, groups = [], set()
+    for name in main.list_commands(ctx):
+        names.append(name)
+        group = main.get_command(ctx, name)
+        if isinstance(group, click.Group):
+            groups.add(name)
+            names += [f"{name} {sub}" for sub in group.list_commands(click.Context(group, info_name=name, parent=ctx))]
+    return names, groups
+
+
+COMMANDS, GROUPS = _command_names()
+#: commands that read no ranking stream (``completion SHELL`` prints a script; a group runs its subcommands).
+NOT_STREAMS = {"completion", "table", "meta-eval"} | GROUPS  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
+#: stream commands that need feature columns (and a model): tests/test_learn.py holds their contract.
+OWN_CONTRACT = {"learn train", "learn predict", "learn cv"}
+NOT_STREAMS |= OWN_CONTRACT
 STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {
     "compare": ["--pred-columns", "pred,pred", "--bootstrap", "20", "--permutations", "20"],
+    "learn features": ["--hyp-column", "item", "--ref-column", "group"],
     # a figure of the stream's systems, written to a file (stdout stays empty)
     "plot": ["scatter", "-o", os.path.join(tempfile.mkdtemp(prefix="rankeval-contract-"), "plot.svg")],
 }
+
+
+def argv(args) -> list[str]:
+    """Command-line arguments: a subcommand named ``"group sub"`` split into its words."""
+    args = list(args)
+    return [*args[0].split(" "), *args[1:]] if args and args[0] in COMMANDS else args
 
 
 def commands_marked(commands, known: dict[str, str]):
@@ -55,7 +77,12 @@ def commands_marked(commands, known: dict[str, str]):
 
 
 def command(name: str) -> click.Command:
-    return main.get_command(click.Context(main), name)
+    ctx = click.Context(main)
+    found = main
+    for word in name.split(" "):
+        found = found.get_command(ctx, word)
+        ctx = click.Context(found, info_name=word, parent=ctx)
+    return found
 
 
 def params(name: str) -> set[str]:
@@ -83,13 +110,13 @@ def invoke(args, data: bytes | str = b""):
     """Run ``rankeval ARGS`` in-process on ``data`` as stdin; any non-exit exception propagates."""
     if isinstance(data, str):
         data = data.encode("utf-8")
-    return CliRunner().invoke(main, list(args), input=data, catch_exceptions=False)
+    return CliRunner().invoke(main, argv(args), input=data, catch_exceptions=False)
 
 
 def run_process(args, data: bytes = b"", env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     """Run ``python -m rankeval_cli ARGS`` as a real process (bytes in, bytes out)."""
     full_env = dict(os.environ, RANKEVAL_PROGRESS="0", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "rankeval_cli", *args], input=data, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rankeval_cli", *argv(args)], input=data, capture_output=True,
                           env=full_env, timeout=300, **kwargs)
 
 

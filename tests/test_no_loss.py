@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robust import (COMPRESSIONS, NEEDS, STREAM_COMMANDS, Dataset, check_exit, datasets, escape, fuzz_settings, invoke,
-                    parse_table, per_group_commands, params, to_jsonl, to_tsv)
+from robust import (COMPRESSIONS, NEEDS, STREAM_COMMANDS, Dataset, argv, check_exit, datasets, escape, fuzz_settings,
+                    invoke, parse_table, per_group_commands, params, to_jsonl, to_tsv)
 
 ROOT = Path(__file__).resolve().parents[1]
 JCML_FILES = sorted((ROOT / "tests" / "data").glob("*.jcml")) + sorted((ROOT / "examples").glob("*.jcml"))
@@ -246,7 +246,7 @@ def test_a_failure_midway_leaves_the_file_untouched(cmd, tmp_path, monkeypatch):
     target = _target(tmp_path)
     _fail_after_first_batch(monkeypatch, RuntimeError("injected failure"))
     extra = ["--per-group"] if "per_group" in params(cmd) else []
-    result = CliRunner().invoke(main, [cmd, *NEEDS.get(cmd, []), *extra, "-o", str(target)],
+    result = CliRunner().invoke(main, argv([cmd, *NEEDS.get(cmd, []), *extra, "-o", str(target)]),
                                 input=HEADER + _good_rows(50))
     assert isinstance(result.exception, RuntimeError) and str(result.exception) == "injected failure"
     _untouched(tmp_path, target)

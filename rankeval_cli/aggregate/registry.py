@@ -18,13 +18,25 @@ METHODS = {
     "copeland": "pairwise majority wins minus majority losses",
     "kemeny": "Kemeny-Young optimal consensus order (exact up to 20 items)",
     "bradley-terry": "Bradley-Terry log-strength, L2-regularized maximum likelihood",
+    "trueskill": "TrueSkill mean skill, WMT14-16 procedure (active sampling, repeated runs)",
+}
+
+#: Run fusion methods: their input is several IR runs, not a stream of groups (see .fusion).
+FUSION = {
+    "rrf": "reciprocal rank fusion, sum of 1/(k + position) over runs",
+    "combsum": "sum of the normalized scores a document got",
+    "combmnz": "CombSUM times the number of runs that retrieved the document",
+    "combmax": "largest normalized score a document got",
+    "borda-fuse": "Borda count over runs, unretrieved documents sharing the points left",
 }
 
 ALIASES = {
     "ge": "ge-others", ">=others": "ge-others", "wmt11": "ge-others",
     "gt": "gt-others", ">others": "gt-others", "wmt12": "gt-others",
     "ew": "expected-wins", "wmt13": "expected-wins",
-    "kemeny-young": "kemeny", "bt": "bradley-terry", "duh": "fv",
+    "kemeny-young": "kemeny", "bt": "bradley-terry", "duh": "fv", "ts": "trueskill",
+    "reciprocal-rank-fusion": "rrf", "comb-sum": "combsum", "comb-mnz": "combmnz", "comb-max": "combmax",
+    "bordafuse": "borda-fuse",
 }
 
 
@@ -32,9 +44,23 @@ def canonical(name: str) -> str:
     """The canonical method name for ``name`` (case-insensitive, aliases allowed)."""
     key = name.strip().lower().replace("_", "-")
     key = ALIASES.get(key, key)
-    if key not in METHODS:
-        raise ValueError(f"unknown aggregation method {name!r}; known: {', '.join(METHODS)}")
+    if key not in METHODS and key not in FUSION:
+        raise ValueError(f"unknown aggregation method {name!r}; known: {', '.join([*METHODS, *FUSION])}")
     return key
+
+
+def canonical_pairwise(name: str) -> str:
+    """:func:`canonical`, refusing the run fusion methods (for commands whose input is groups)."""
+    key = canonical(name)
+    if key in FUSION:
+        raise ValueError(f"{key} fuses IR runs (rankeval aggregate --method {key} RUN...); here: "
+                         f"{', '.join(METHODS)}")
+    return key
+
+
+def is_fusion(method: str) -> bool:
+    """True for the run fusion methods (inputs are IR runs)."""
+    return canonical(method) in FUSION
 
 
 def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n-r",
@@ -50,6 +76,12 @@ def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n
         return lambda stats: kemeny_scores(stats.wins, approximate=approximate)
     if method == "bradley-terry":
         return partial(bt_scores, alpha=bt_alpha, ties=bt_ties)
+    if method == "trueskill":  # one run on the counts as given; aggregate.run plays WMT's repeated runs
+        from .trueskill import scores as trueskill_scores
+
+        return trueskill_scores
+    if method in FUSION:
+        raise ValueError(f"{method} fuses IR runs, not pair counts (see aggregate.fusion)")
     return {
         "ge-others": methods.ge_others,
         "gt-others": methods.gt_others,

@@ -16,7 +16,7 @@ from ..batch import Batch
 from ..errors import DataError
 from .methods import sort_order
 from .pairwise import PairCounter, PairStats
-from .registry import canonical, scorer
+from .registry import FUSION, canonical, scorer
 from ..partition import Partitioner  # noqa: F401  (re-exported: aggregate.run.Partitioner)
 
 COLUMNS = ("gold", "pred")
@@ -40,6 +40,7 @@ class Ranking:
     hi: np.ndarray | None = None
     cluster: np.ndarray | None = None
     replicates: int = 0
+    idle_plays: int = 0  # TrueSkill plays whose pair was never compared
 
     def score_of(self) -> dict:
         """item -> score."""
@@ -63,10 +64,15 @@ def count_stream(batches: Iterable[Batch], columns=("gold",), by: Iterable[str] 
     return counters
 
 
-def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int = 0,
+def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int = 0, seed: int | None = None,
                  level: float = 0.95, **options) -> Ranking:
     """The :class:`Ranking` of one counter (with bootstrap ranges at ``level`` if ``bootstrap`` > 0)."""
     method = canonical(method)
+    if method == "trueskill":  # random even without resampling: seed None = the default seed
+        from .trueskill import DEFAULT_SEED
+
+        return rank_trueskill(counter, key, bootstrap, DEFAULT_SEED if seed is None else seed, level)
+    seed = 0 if seed is None else seed
     score = scorer(method, **options)
     stats = counter.stats()
     scores = np.asarray(score(stats), dtype=np.float64)
@@ -84,6 +90,31 @@ def rank_counter(counter: PairCounter, key: tuple, method: str, bootstrap: int =
         ranking.lo, ranking.hi = lo[order], hi[order]
         ranking.cluster = clusters(lo, hi, order)[order]
         ranking.replicates = bootstrap
+    return ranking
+
+
+def rank_trueskill(counter: PairCounter, key: tuple, runs: int = 0, seed: int = 0,
+                   level: float = 0.95) -> Ranking:
+    """TrueSkill as WMT14-16 ran it (see :mod:`.trueskill`): one run on the data as given
+    (``runs`` = 0), or ``runs`` runs on resampled comparisons with rank ranges at ``level``
+    and clusters; the score is the (mean) μ."""
+    from . import trueskill
+
+    stats = counter.stats()
+    result = trueskill.play(trueskill.comparisons(counter), runs=max(runs, 1), seed=seed, resample=runs > 0)
+    mean, order = trueskill.final_order(result)
+    ranking = Ranking(
+        key=key, column=counter.column, method="trueskill",
+        items=[stats.items[i] for i in order.tolist()], scores=mean[order],
+        ranks=np.arange(1, len(order) + 1), stats=stats, n_groups=counter.n_groups,
+        blank_rows=counter.blank_rows, empty_groups=counter.empty_groups)
+    ranking.idle_plays = result.idle_plays
+    if runs > 0:
+        ranks = trueskill.run_ranks(result.mu, result.sigma2)
+        lo, hi = trueskill.wmt_rank_ranges(ranks, level)
+        ranking.lo, ranking.hi = lo[order], hi[order]
+        ranking.cluster = trueskill.wmt_clusters(lo, hi, order)[order]
+        ranking.replicates = runs
     return ranking
 
 
@@ -108,8 +139,9 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
     for c in columns:
         if c not in COLUMNS:
             raise ValueError(f"column must be gold, pred or both, not {column!r}")
-    canonical(method)
+    if canonical(method) in FUSION:
+        raise ValueError(f"{method} fuses IR runs: use aggregate.fusion.fuse")
     counters = count_stream(batches, columns, by, {"gold": gold_higher_better, "pred": pred_higher_better},
-                            keep_groups=bootstrap > 0)
+                            keep_groups=bootstrap > 0 and canonical(method) != "trueskill")
     return [rank_counter(counter, key, method, bootstrap, seed, level, **options)
             for (key, _column), counter in counters.items()]

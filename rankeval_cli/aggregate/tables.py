@@ -28,6 +28,15 @@ def table_signature(method: str, column: str, options: dict, bootstrap: int = 0,
         settings["search"] = "local" if options.get("approximate") else "exact"
     elif method == "bradley-terry":
         settings.update(alpha=options.get("bt_alpha"), ties=options.get("bt_ties"))
+    elif method == "trueskill":  # random even without repeated runs: the seed always counts
+        from .trueskill import DEFAULT_SEED, DRAW_PROBABILITY, MU0, SIGMA0, TAU
+
+        settings.update(mu0=MU0, sigma0=SIGMA0, beta="sigma0*plays/40", tau=TAU, draw=DRAW_PROBABILITY,
+                        runs=bootstrap or 1, resample="yes" if bootstrap else "no",
+                        seed=DEFAULT_SEED if seed is None else seed)
+        if bootstrap:
+            settings["ci"] = repr(float(level or 0.95))
+        return signature(command, **settings)
     if bootstrap:
         settings.update(ci=repr(float(level or 0.95)), bootstrap=bootstrap, seed=seed)
     return signature(command, **settings)
@@ -59,8 +68,8 @@ def ranking_records(rankings, by, column: str, method: str, options: dict, score
         partitions.setdefault(ranking.key, {})[ranking.column] = ranking
     for key, sides in partitions.items():
         first = next(iter(sides.values()))
-        sig = table_signature(method, column, options, first.replicates, seed if first.replicates else None,
-                              command, level)
+        sig = table_signature(method, column, options, first.replicates,
+                              seed if first.replicates or first.method == "trueskill" else None, command, level)
         head = dict(zip(by, key))
         if column != "both":
             ranking = sides[column]
@@ -86,6 +95,9 @@ def report_counts(rankings, by, warn) -> None:
         where = f" ({where})" if where else ""
         if ranking.blank_rows:
             warn(f"{ranking.column}{where}: {ranking.blank_rows} blank values not ranked")
+        if getattr(ranking, "idle_plays", 0):
+            warn(f"{ranking.column}{where}: {ranking.idle_plays} TrueSkill play(s) drew a pair of systems "
+                 "never compared and changed nothing")
         if ranking.empty_groups:
             warn(f"{ranking.column}{where}: {ranking.empty_groups} group(s) with no ranked item skipped")
 

@@ -6,7 +6,10 @@ import click
 
 from . import _ci, _common
 
-METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry")
+METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
+                "trueskill")
+FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
+NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 
 
 def ranking_options(f):
@@ -26,6 +29,20 @@ def ranking_options(f):
                              "The value must be constant within a group.")(f)
 
 
+def fusion_options(f):
+    """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
+    f = click.option("--run-tag", default=None, metavar="TAG",
+                     help="Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
+    f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
+                     help="Run fusion: keep the first K fused documents of each query [default: all].")(f)
+    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True,
+                     help="rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
+    return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
+                        show_default=True,
+                        help="combsum/combmnz/combmax: per-query normalization of each run's scores "
+                             "(rrf and borda-fuse use positions only).")(f)
+
+
 def bootstrap_options(f):
     """--ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters."""
     from . import _ci
@@ -42,11 +59,13 @@ def bootstrap_options(f):
              "WMT13-style clusters.")(f)
 
 
-def method_option(help_text: str):
-    """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere)."""
+def method_option(help_text: str, names=METHOD_NAMES):
+    """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere);
+    the run fusion methods only where ``names`` has them."""
+    parser = "aggregate.registry:canonical" if set(FUSION_NAMES) & set(names) else "aggregate.registry:canonical_pairwise"
     return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
-                        callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
-                        show_default=True, metavar="METHOD", shell_complete=_common.completion_of(METHOD_NAMES),
+                        callback=_common.parsed_by(parser), default="expected-wins",
+                        show_default=True, metavar="METHOD", shell_complete=_common.completion_of(names),
                         help=help_text)
 
 
@@ -65,16 +84,19 @@ def method_options(f):
 
 @click.command(name="aggregate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
-@method_option("Aggregation method: " + ", ".join(METHOD_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13).")
+@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@method_option("Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
+               + " (aliases: bt, ge, gt, ew, wmt11-13, ts).", names=METHOD_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
+@fusion_options
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, ci, bootstrap, seed):
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
+            depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items (systems).
 
     Within each group, item i wins against j when its value is strictly lower
@@ -92,40 +114,127 @@ def command(files, input_format, exclude_systems, output, output_format, method,
       copeland       pairwise majority wins - majority losses
       kemeny         optimal consensus order; score K - position
       bradley-terry  L2-regularized maximum-likelihood log-strength
+      trueskill      mean skill mu of TrueSkill, WMT14-16 procedure (Sakaguchi
+                     et al. 2014): mu0 0, sigma0 0.5, beta = sigma0 * plays/40,
+                     tau 0, 25% draws, actively chosen pairs; --bootstrap N:
+                     N runs on resampled comparisons, mean mu, rank ranges,
+                     clusters (WMT15-16)
+
+    \b
+    Run fusion (FILES are TREC runs, output a TREC run by default):
+      rrf            sum of 1/(k + position) (Cormack et al. 2009)
+      combsum        sum of normalized scores (Fox & Shaw 1994)
+      combmnz        combsum x number of runs retrieving the document
+      combmax        largest normalized score
+      borda-fuse     Borda points, unretrieved documents share the rest
+                     (Aslam & Montague 2001)
 
     \b
     Definitions: docs/definitions.md#aggregation.
 
     \b
     Output columns: [BY...] item score rank [lo hi cluster] signature;
-    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...
+    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
+    run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
+    signature (tsv, json); other methods with --output-format trec: each
+    ranking as a run (qid = the --by values or 'all', docno = item).
 
     \b
     Examples:
       rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method expected-wins
       rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --ci 0.95
+      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method trueskill --bootstrap 1000
+      rankeval aggregate --method rrf examples/trec/bm25.run examples/trec/dense.run
     """
+    from ..aggregate.registry import is_fusion
+
+    if is_fusion(method):
+        source = click.get_current_context().get_parameter_source("output_format")
+        if source == click.core.ParameterSource.DEFAULT:
+            output_format = "trec"  # a fused run is a TREC run unless asked otherwise
+        return fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag)
+    if output_format == "trec" and column == "both":
+        raise click.BadParameter("trec output writes one ranking per partition: give --column gold or pred",
+                                 param_hint="--output-format")
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
+    if method == "trueskill" and ci is None and bootstrap is None:  # one run: random too, --seed counts
+        run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
+                      higher_better, None, options, single_seed=_ci.DEFAULT_SEED if seed is None else seed)
+        return
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
                   higher_better, _ci.resolve(ci, bootstrap, seed), options)
 
 
+def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
+    """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
+    import numpy as np
+
+    from ..aggregate.fusion import KERNELS, fuse_files
+    from ..formats.trec_writer import write_run
+    from ..summary import signature
+
+    if not files:
+        raise click.UsageError(f"{method} fuses TREC runs: give the run files")
+    tag = run_tag or method
+    if not tag or any(ch.isspace() for ch in tag):
+        raise click.BadParameter("a run tag is one word without spaces", param_hint="--run-tag")
+    fused = fuse_files(files, method, normalization, rrf_k, depth)
+    if output_format == "trec":
+        with _common.output_stream(output) as out:
+            write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+        return
+    uses_scores = KERNELS[method][1]
+    sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
+                    k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
+    query = np.char.decode(fused.query, "utf-8") if fused.query.dtype.kind == "S" else fused.query.astype(str)
+    doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
+                          for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
+                                                fused.score.tolist()))
+
+
 def run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                  higher_better, resampling, options, command="aggregate"):
+                  higher_better, resampling, options, command="aggregate", single_seed: int = 0):
     """Read, aggregate and write the table; shared with ``rankeval borda``.
 
-    ``resampling`` is the resolved --ci/--bootstrap/--seed (None: no rank ranges).
+    ``resampling`` is the resolved --ci/--bootstrap/--seed (None: no rank ranges);
+    ``single_seed`` seeds TrueSkill's one run when there is no resampling.
     """
     from ..aggregate.tables import ranking_records
 
-    bootstrap, seed, level = (resampling.replicates, resampling.seed, resampling.level) if resampling else (0, 0, None)
+    bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
+                              else (0, single_seed, None))
     batches = _common.read_inputs(files, input_format, exclude_systems)
     rankings = compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=level)
+    if output_format == "trec":
+        with _common.output_stream(output) as out:
+            write_rankings_as_run(out, rankings, method)
+        return
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed, level=level,
                                          score_name="points" if command == "borda" else "score",
                                          command=command))
+
+
+def write_rankings_as_run(out, rankings, method):
+    """Each ranking as one query of a TREC run: qid = the --by values joined by '/' (or 'all'),
+    docno = item, in ranking order; items without a score are left out. Such runs can be fused."""
+    import numpy as np
+
+    from ..formats.trec_writer import write_run
+
+    for ranking in rankings:
+        keep = ~np.isnan(ranking.scores)
+        items = np.asarray([str(i) for i in ranking.items], dtype=str)[keep]
+        if any(any(ch.isspace() for ch in i) for i in items.tolist()):
+            from ..errors import DataError
+
+            raise DataError("an item id holds white space and cannot be a TREC docno")
+        qid = "/".join(str(k) for k in ranking.key) or "all"
+        write_run(out, np.full(len(items), qid.replace(" ", "_")), items, ranking.ranks[keep],
+                  ranking.scores[keep], method)
 
 
 def compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=0.95):

@@ -15,6 +15,7 @@ SUBCOMMANDS = {
     "train": ("learn_train", "Train a ranker (ranksvm, listnet, listmle, regression) and write a JSON model."),
     "predict": ("learn_predict", "Score a stream with a trained model: pred = -score, score kept."),
     "cv": ("learn_cv", "K-fold cross-validation by group: every group scored by a model that never saw it."),
+    "features": ("learn_features", "Append sentence-BLEU statistics (sacreBLEU) and intra-set features to each item."),
 }
 
 
@@ -37,7 +38,8 @@ def command():
     """Learn rankers from feature columns of the stream, score with them, cross-validate.
 
     Features are extra numeric columns: LETOR/SVMlight files give f1..fM
-    (rankeval convert --from letor), JCML gives tgt@ATTR. Models are linear or
+    (rankeval convert --from letor), JCML gives tgt@ATTR, and learn features
+    appends sentence-BLEU statistics and intra-set features. Models are linear or
     (listnet, listmle) one-hidden-layer networks on z-scored features, trained
     with L-BFGS-B; see docs/learn.md for each objective's equation.
 

@@ -5,5 +5,6 @@ Data flows one way, like the rest of the toolkit: batches of the canonical strea
 :mod:`.scaling` (z-scores learned on training data) -> :mod:`.train` (an objective
 from :mod:`.objectives` composed with a scorer from :mod:`.scorers`, minimised by
 L-BFGS-B) -> :mod:`.model` (a versioned JSON model) -> batches with ``pred`` filled.
-Definitions, equations and sources: docs/learn.md.
+:mod:`.features` makes features: sentence-BLEU statistics and intra-set features.
+Definitions, equations and sources: docs/learn.md and docs/learn-features.md.
 """
