@@ -109,31 +109,14 @@ def read_table(source, by=()) -> tuple[dict, list]:
     score columns found: ``score``/``points``, or ``gold_score``/``pred_score``
     (``gold_points``/``pred_points``). Empty, ``nan`` or null values are NaN.
     """
-    import json
-
     from ..errors import DataError
-    from ..textio import iter_lines, source_name
+    from ..formats.summaries import read_summaries
+    from ..textio import source_name
 
     name = source_name(source)
-    header = None
     table: dict = {}
     score_columns: list = []
-    for line_no, text in iter_lines(source):
-        if not text.strip():
-            continue
-        if text.lstrip().startswith("{"):
-            try:
-                record = json.loads(text)
-            except ValueError as exc:
-                raise DataError(f"invalid JSON ({exc.msg})", name, line_no) from None
-        else:
-            fields = text.split("\t")
-            if header is None:
-                header = fields
-                continue
-            if len(fields) != len(header):
-                raise DataError(f"expected {len(header)} tab-separated fields, found {len(fields)}", name, line_no)
-            record = dict(zip(header, fields))
+    for line_no, record in read_summaries(source):
         if not score_columns:
             score_columns = _score_columns(record, name, line_no)
         for column in ("item", *by):

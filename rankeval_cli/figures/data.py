@@ -62,31 +62,9 @@ class ScatterPanel:
 
 def records(source):
     """``(line, dict)`` for every row of a TSV-with-header or JSON-lines table."""
-    import json
+    from ..formats.summaries import read_summaries
 
-    from ..textio import iter_lines, source_name
-
-    name = source_name(source)
-    header = None
-    for line_no, text in iter_lines(source):
-        if not text.strip():
-            continue
-        if header is None and text.lstrip().startswith("{"):
-            try:
-                record = json.loads(text)
-            except ValueError as exc:
-                raise DataError(f"invalid JSON ({exc.msg})", name, line_no) from None
-            if not isinstance(record, dict):
-                raise DataError("expected a JSON object", name, line_no)
-            yield line_no, record
-            continue
-        fields = text.split("\t")
-        if header is None:
-            header = fields
-            continue
-        if len(fields) != len(header):
-            raise DataError(f"expected {len(header)} tab-separated fields, found {len(fields)}", name, line_no)
-        yield line_no, dict(zip(header, fields))
+    return read_summaries(source)
 
 
 def number(value, column: str, name: str, line_no: int) -> float:
