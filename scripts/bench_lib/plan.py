@@ -65,7 +65,7 @@ W1_MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg", "report")
 
 
 def w1_rankeval_cases(rk, path: Path, workload: str = "W1", out_dir_prefix: str = "w1") -> list[Case]:
-    """The W1 commands of the issue; the same list runs on W1x10 for the memory ratio."""
+    """The W1 commands; the same list runs on W1x10 for the memory ratio."""
     cases = [Case(f"{workload}/{m}", workload, f"rankeval {m}", rankeval_argv(rk, m, path), needs=(f"cmd:{m}",),
                   out=f"{out_dir_prefix}-{m}.tsv") for m in W1_MEASURES]
     jsonl = f"{out_dir_prefix}-convert.jsonl"

@@ -1,4 +1,4 @@
-"""Targets of issue 6 and the printed tables (plain text or Markdown)."""
+"""Performance targets and the printed tables (plain text or Markdown)."""
 
 from __future__ import annotations
 
