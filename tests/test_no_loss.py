@@ -181,7 +181,9 @@ def test_skipped_items_are_counted_on_stderr(data):
 
 # --- -o is atomic ----------------------------------------------------------------------------------
 
-OUTPUT_COMMANDS = [c for c in STREAM_COMMANDS if "output" in params(c)]
+#: plot writes images (its -o must end in .png, .svg or .pdf): tests/test_plot.py checks that a failed
+#: plot leaves the old figure untouched.
+OUTPUT_COMMANDS = [c for c in STREAM_COMMANDS if "output" in params(c) and c != "plot"]
 PRECIOUS = "precious, written before the run\n"
 
 

@@ -71,7 +71,7 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
         for key, (x_scores, y_scores) in pairs.items():
             head = dict(zip(by, key))
             items, x, y, unmatched = join_scores(x_scores, y_scores)
-            if not items and x_scores and y_scores and _disjoint(x_scores, y_scores):
+            if aggregates and not items and x_scores and y_scores and _disjoint(x_scores, y_scores):
                 where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
                 raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
                                 f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
