@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """The naive baseline of the benchmark: one group at a time, in pure Python.
 
-This is how the original RankEval (lefterav/rankeval, seed 000) computed its
+This is how the original RankEval (lefterav/rankeval; Avramidis 2013) computed its
 segment-level measures: read a group, turn its values into Python lists,
 normalize them with a loop over ``sorted(set(...))``, enumerate the pairs with
 ``itertools.combinations``, and accumulate. It implements the same definitions
-as ``rankeval`` (REFERENCE.md §2-§5), with the original tool's bugs fixed, so
+as ``rankeval``, with the original tool's bugs fixed, so
 its numbers must equal rankeval's; ``scripts/bench`` and
 ``tests/test_bench_naive.py`` check that they do.
 
 Measures (gold and pred are ranks, lower = better; rows without a gold or a
 pred value are skipped and counted):
 
-* ``tau``  Kendall's tau, ``penalize`` variant, micro-averaged (seed 000 eq. 2):
+* ``tau``  Kendall's tau, ``penalize`` variant, micro-averaged (Avramidis 2013 eq. 2):
   pairs tied in gold are left out, pairs tied only in pred count as discordant;
   tau = (C - D - T_m) / (C + D + T_m) over the pooled counts.
 * ``mrr``  mean over groups of 1/r, r = position of the first item with the best
-  gold rank in the predicted order (seed 000 §3.2).
+  gold rank in the predicted order (Avramidis 2013 §3.2).
 * ``ndcg`` NDCG@k with exponential gain 2^rel - 1 and discount log2(i + 1),
-  rel = n - rank + 1 over ``ceiling`` gold ranks (seed 000 §3.3, eq. 7).
+  rel = n - rank + 1 over ``ceiling`` gold ranks (Avramidis 2013 §3.3, eq. 7).
 * ``err``  ERR@k = sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^rel - 1) / 2^n
-  (seed 000 §3.4, Algorithm 1; rel_max = n as in the original tool).
+  (Avramidis 2013 §3.4, Algorithm 1; rel_max = n as in the original tool).
 
 The predicted order breaks ties pessimistically (worst gold first), which is
 rankeval's default ``--tie-policy``. Usage::
@@ -64,7 +64,7 @@ def read_groups(path):
 
 
 def ceiling_ranks(values):
-    """Ranks 1..n where tied values all take the highest position they span (REFERENCE.md §1)."""
+    """Ranks 1..n where tied values all take the highest position they span."""
     ranks = [0] * len(values)
     position = 0
     for value in sorted(set(values)):

@@ -63,7 +63,7 @@ def trec_input(path: str, relevance: str, binary: bool):
     """qrels {q: {doc: int}} and run {q: {doc: float score}}, as pytrec_eval wants them.
 
     relevance ``ranks``: gold ranks, lower = better; graded relevance n - rank + 1
-    over ceiling ranks (REFERENCE.md §5), or with ``binary`` 1 for the items with
+    over ceiling ranks, or with ``binary`` 1 for the items with
     the best gold rank (MRR's relevant items). The run score is -pred (pred is a
     rank). relevance ``grades``: gold is the grade, pred a score (higher = better).
     """
