@@ -35,6 +35,7 @@ from ..batch import Batch, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
 from ..textio import open_binary, read_blocks, source_name
 from .numparse import parse_fields, parse_slow
+from .tsv import _fixed
 
 #: Bytes per block read at once (whole lines); parsing temporaries scale with it.
 RUN_BLOCK_BYTES = 1 << 23
@@ -143,20 +144,14 @@ _PAD = 256
 
 
 def _gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Fields ``buf[start:end]`` as a zero-padded fixed-width bytes array (``S`` dtype,
-    width a multiple of 8), gathered as masked 64-bit words without Python objects.
-    ``buf`` may end with padding (see :func:`_padded`); it is added when too short."""
+    """Fields ``buf[start:end]`` as a zero-padded fixed-width bytes array (``S`` dtype, width a
+    multiple of 8), gathered as the TSV reader gathers its ids (:func:`.tsv._fixed`). ``buf``
+    may end with padding (see :func:`_padded`); it is added when too short."""
     length = end - start
     words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
     need = int(start.max()) + 8 * words + 8 if len(start) else 8
     padded = buf if len(buf) >= need else np.concatenate((buf, np.zeros(need - len(buf), dtype=np.uint8)))
-    unaligned = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    out = np.empty((len(start), words), dtype="<u8")
-    for j in range(words):
-        bits = np.clip(length - 8 * j, 0, 8).astype(np.uint64) * np.uint64(8)
-        mask = np.where(bits == 64, ~np.uint64(0), (np.uint64(1) << (bits & np.uint64(63))) - np.uint64(1))
-        np.bitwise_and(unaligned[start + 8 * j], mask, out=out[:, j])
-    return out.view(f"S{8 * words}").ravel()
+    return _fixed(padded, start, length)
 
 
 def _numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
