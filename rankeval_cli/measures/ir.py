@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..batch import offsets_from_sizes
+from .simple import hits_up_to
 from .ties import Prepared, block_mean, segment_sum
 
 NONPOOL, UNJUDGED = -1, -2
@@ -243,19 +244,7 @@ class Evaluator:
     def _ap(self, k):
         p = self.prep
         relevant = p.relevant.astype(np.float64)
-        cum = np.cumsum(relevant)
-        before = cum - relevant
-        base = before[np.minimum(p.offsets[:-1], len(before) - 1)][p.group] if len(relevant) else before
-        before_in_group = before - base
-        if self.expected:  # see measures.simple.ap_values: E[# relevant up to i | i relevant]
-            offset = p.pos - p.block_first
-            earlier = before_in_group[np.arange(len(offset)) - offset]
-            c = block_mean(relevant, p) * p.block_size
-            m = p.block_size
-            inner = np.where(m > 1, offset * (c - 1) / np.maximum(m - 1, 1), 0.0)
-            hit_count = (c / m) * (earlier + 1 + inner)
-        else:
-            hit_count = relevant * (before_in_group + 1)
+        hit_count = hits_up_to(relevant, p, self.expected)
         return self._per_R(self._sum(hit_count / np.maximum(p.pos, 1) * self._in_top(k)))
 
     def _rr(self, k):

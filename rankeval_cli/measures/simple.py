@@ -120,24 +120,33 @@ def precision_values(prep: Prepared, k: int | None = None) -> np.ndarray:
     return np.divide(hits, cut, out=np.full(len(n), np.nan), where=n > 0)
 
 
+def hits_up_to(relevant: np.ndarray, prep, expected: bool) -> np.ndarray:
+    """Per row: rel_i · (relevant rows of its group up to and including it), the terms of AP.
+
+    With ``expected``, the exact mean over random orders of each tied block: for a row at
+    position j of a block of m holding c relevant rows, after A relevant rows in earlier
+    blocks, (c/m)·(A + 1 + j(c − 1)/(m − 1)).
+    """
+    cum = np.cumsum(relevant)
+    before = cum - relevant  # relevant rows before each row in the batch
+    before_in_group = before - before[prep.offsets[prep.group]] if len(relevant) else before
+    if not expected:
+        return relevant * (before_in_group + 1)
+    offset = prep.pos - prep.block_first  # j: position within the block
+    earlier = before_in_group[np.arange(len(offset)) - offset]  # A: relevant rows in earlier blocks
+    c = block_mean(relevant, prep) * prep.block_size
+    m = prep.block_size
+    inner = np.where(m > 1, offset * (c - 1) / np.maximum(m - 1, 1), 0.0)
+    return (c / m) * (earlier + 1 + inner)
+
+
 def ap_values(prep: Prepared, k: int | None = None) -> np.ndarray:
     """AP@k per group: (1/R) Σ_{i ≤ k} P@i · rel_i (NaN when R = 0)."""
     check_k(k)
     g = prep.n_groups
     relevant = prep.relevant.astype(np.float64)
     total = segment_sum(relevant, prep.group, g)
-    cum = np.cumsum(relevant)
-    before = cum - relevant  # relevant rows before each row in the batch
-    before_in_group = before - before[prep.offsets[prep.group]] if len(relevant) else before
-    if prep.tie_policy == "expected":
-        offset = prep.pos - prep.block_first  # j: position within the block
-        earlier = before_in_group[np.arange(len(offset)) - offset]  # A: relevant rows in earlier blocks
-        c = block_mean(relevant, prep) * prep.block_size
-        m = prep.block_size
-        inner = np.where(m > 1, offset * (c - 1) / np.maximum(m - 1, 1), 0.0)
-        hit_count = (c / m) * (earlier + 1 + inner)
-    else:
-        hit_count = relevant * (before_in_group + 1)
+    hit_count = hits_up_to(relevant, prep, prep.tie_policy == "expected")
     if k is not None:
         hit_count = np.where(prep.pos <= k, hit_count, 0.0)
     sums = segment_sum(hit_count / prep.pos, prep.group, g)
