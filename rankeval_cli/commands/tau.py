@@ -89,8 +89,8 @@ def command(files, input_format, exclude_systems, output, output_format, variant
       rankeval tau --tau-variant darr --by lp --ci 0.95 --seed 1 darr.tsv
       rankeval tau --tau-variant penalize --higher-better --min-diff 25 da.tsv
     """
-    from ..measures.tau import CALIBRATED, TauAccumulator, TieCalibrator
-    from ..partition import keyed, partitioned
+    from ..measures.tau import CALIBRATED, tau_partitions
+    from ..partition import keyed
     from ..summary import signature
 
     if calibrate_ties and variant not in CALIBRATED:
@@ -104,43 +104,28 @@ def command(files, input_format, exclude_systems, output, output_format, variant
                                "distinct values)")
 
     resampling = _ci.resolve(ci, bootstrap, seed)
-    parts: dict = {}  # key -> (accumulator, kept per-group statistics or None)
-
-    def new_part():
-        acc = TieCalibrator(variant, average, min_diff=min_diff) if calibrate_ties \
-            else TauAccumulator(variant, epsilon=epsilon, min_diff=min_diff)
-        return acc, (_new_columns() if resampling else None)
-
+    kept: dict = {}  # key -> per-group statistics for the bootstrap
     batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
         rows_out = _common.record_writer(out, output_format) if per_group else None
 
-        def on_groups(rows, kept):
+        def on_groups(key, rows):
             if rows_out:
                 rows_out.write_many(rows.records())
-            if kept:
-                _keep(kept, rows, average)
+            if resampling:
+                _keep(kept.setdefault(key, _new_columns()), rows, average)
 
-        for key, batch in partitioned(batches, by):
-            acc, kept = parts.get(key) or parts.setdefault(key, new_part())
-            rows = acc.add(batch)
-            if not calibrate_ties:
-                on_groups(rows, kept)
-        if not by and not parts:
-            parts[()] = new_part()
+        summaries = tau_partitions(batches, variant, by, on_groups=on_groups,
+                                   calibrate=average if calibrate_ties else None, epsilon=epsilon,
+                                   min_diff=min_diff)
         sig = signature("tau", ties=variant, avg=average, scores=higher_better, calibrated=calibrate_ties or None,
                         eps=epsilon, min_diff=min_diff,
                         exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
         records, skipped = [], 0
-        for key, (acc, kept) in parts.items():
-            if calibrate_ties:
-                _epsilon, rows, summary = acc.finish()
-                on_groups(rows, kept)
-            else:
-                summary = acc.summary()
+        for key, summary in summaries.items():
             record = _summary_record(summary, average, sig)
             if resampling:
-                record = _with_intervals(record, variant, average, kept, resampling)
+                record = _with_intervals(record, variant, average, kept.get(key) or _new_columns(), resampling)
             records.append(keyed(record, by, key))
             skipped += summary.skipped
         _position.write_summary(out, records, output_format, per_group, rows_out)

@@ -443,17 +443,35 @@ def tau_stream(batches: Iterable, variant: str = "penalize", *,
     computed. ``calibrate="micro"|"macro"`` runs tie calibration (eq, acc-eq)
     for that average; then the rows arrive once, at the end.
     """
-    if calibrate:
-        calibrator = TieCalibrator(variant, calibrate)
-        for batch in batches:
-            calibrator.add(batch)
-        epsilon, rows, summary = calibrator.finish()
-        if on_groups:
-            on_groups(rows)
-        return summary
-    acc = TauAccumulator(variant)
-    for batch in batches:
+    rows_of = (lambda _key, rows: on_groups(rows)) if on_groups else None
+    return tau_partitions(batches, variant, on_groups=rows_of, calibrate=calibrate)[()]
+
+
+def tau_partitions(batches: Iterable, variant: str = "penalize", by: Iterable[str] = (), *,
+                   on_groups: Callable[[tuple, GroupRows], None] | None = None, calibrate: str | None = None,
+                   epsilon: float | None = None, min_diff: float | None = None) -> dict:
+    """``{key: TauSummary}`` of a stream, one per value of the ``by`` columns (``()`` without them,
+    present even for an empty stream). ``on_groups(key, rows)`` receives per-group rows as they
+    are computed (with ``calibrate``, once per key at the end)."""
+    from ..partition import partitioned
+
+    def new():
+        if calibrate:
+            return TieCalibrator(variant, calibrate, min_diff=min_diff)
+        return TauAccumulator(variant, epsilon=epsilon, min_diff=min_diff)
+
+    accumulators: dict = {} if by else {(): new()}
+    for key, batch in partitioned(batches, by):
+        acc = accumulators.get(key) or accumulators.setdefault(key, new())
         rows = acc.add(batch)
-        if on_groups:
-            on_groups(rows)
-    return acc.summary()
+        if on_groups and not calibrate:
+            on_groups(key, rows)
+    summaries = {}
+    for key, acc in accumulators.items():
+        if calibrate:
+            _epsilon, rows, summaries[key] = acc.finish()
+            if on_groups:
+                on_groups(key, rows)
+        else:
+            summaries[key] = acc.summary()
+    return summaries
