@@ -1,13 +1,23 @@
 """Vectorized parsing of decimal numbers straight from a byte buffer.
 
-Fields like ``3``, ``-0.25`` or ``12.5`` (a sign, at most 15 digits, at most one
-point, no exponent) are parsed for all rows at once: the digits form an integer
-mantissa m < 10^15 < 2^53 and the value is m / 10^f for f fractional digits.
-Both operands are exact doubles, and IEEE division rounds correctly, so the
-result is the correctly rounded value of the decimal text (Clinger 1990's fast
-path) — the same float Python's ``float()`` gives. Every other field (exponents,
-long mantissas, spaces, garbage) falls back to ``float()`` one by one, after a
-check of plain decimal syntax (no ``inf``, ``nan``, ``1_000`` or non-ASCII digits).
+Fields like ``3``, ``-0.25`` or ``12.5`` (a sign, digits, at most one point, no
+exponent) are parsed for all rows at once: the digits form an integer mantissa m and
+the value is m / 10^f for f fractional digits.
+
+- Up to 15 digits, m < 10^15 < 2^53: both operands are exact doubles and IEEE
+  division rounds correctly, so the result is the correctly rounded value of the text
+  (Clinger 1990's fast path) — the float Python's ``float()`` gives.
+- 16 to 18 digits (``repr`` of a double prints up to 17), m < 10^18 < 2^63: where the
+  platform's ``long double`` has a 64-bit significand (x86), m and 10^f are exact in it and
+  the quotient q is rounded once to 64 bits. Rounding q to a double then gives the
+  correctly rounded value unless q lies exactly halfway between two doubles (rounding is
+  monotone, so it cannot carry x across a halfway point that is itself representable in
+  64 bits; Goldberg 1991, on double rounding); those rare fields take the slow path.
+
+Every other field (exponents, longer mantissas, garbage) is converted by
+:func:`parse_exact`: numpy's string cast for plain decimal bytes, else ``float()`` one
+by one after a check of plain decimal syntax (no ``inf``, ``nan``, ``1_000`` or
+non-ASCII digits).
 """
 
 from __future__ import annotations
@@ -18,9 +28,14 @@ import re
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-MAX_DIGITS = 15
+MAX_DIGITS = 15  # exact in double arithmetic
+LONG_DIGITS = 18  # exact in a 64-bit long double significand
 ZERO, NINE, DOT, MINUS, PLUS = 48, 57, 46, 45, 43
-POWERS_OF_TEN = 10.0 ** np.arange(MAX_DIGITS + 3)  # exact doubles; a field has at most 17 bytes here
+POWERS_OF_TEN = 10.0 ** np.arange(23)  # exact doubles (10^k for k <= 22)
+#: longest field parsed here: at most 22 fractional digits, so that 10^f is exact
+MAX_WIDTH = 23
+#: whether ``long double`` arithmetic carries a 64-bit significand here (x86 extended precision)
+LONG_EXACT = np.finfo(np.longdouble).nmant >= 63
 
 
 def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,10 +56,11 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         digit_value = buf[start] - np.uint8(ZERO)
         if (digit_value <= 9).all():
             return digit_value.astype(np.float64), slow
-    if width > MAX_DIGITS + 2:
-        long = length > MAX_DIGITS + 2
+    digits_allowed = LONG_DIGITS if LONG_EXACT else MAX_DIGITS
+    if width > MAX_WIDTH:
+        long = length > MAX_WIDTH
         slow |= long
-        width = MAX_DIGITS + 2
+        width = MAX_WIDTH
         length = np.where(long, 0, length)
     if int(start.max()) + width > len(buf):
         buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
@@ -58,23 +74,99 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
     digit_value = chars - np.uint8(ZERO)  # 0..9 for digits; anything else wraps above 9
     digit = body & (digit_value <= 9)
     dot = chars == DOT
-    n_digits, n_dots = digit.sum(axis=0), dot.sum(axis=0)
-    good = (length > 0) & (n_digits > 0) & (n_digits <= MAX_DIGITS) & (n_dots <= 1) \
-        & (n_digits + n_dots == body.sum(axis=0))
+    count = lambda mask: mask.sum(axis=0, dtype=np.uint8)  # noqa: E731  (width <= 23)
+    n_digits, n_dots = count(digit), count(dot)
+    plain = (length > 0) & (n_digits > 0) & (n_dots <= 1) & (n_digits + n_dots == count(body))
 
-    mantissa = np.zeros(n, dtype=np.int64)
-    fraction = np.zeros(n, dtype=np.int64)
-    after_dot = np.zeros(n, dtype=bool)
-    for j in range(width):
-        mantissa = np.where(digit[j], mantissa * 10 + digit_value[j], mantissa)
+    # Horner's scheme over the columns: a digit multiplies the mantissa by 10 and adds itself
+    step = np.where(digit, np.uint8(10), np.uint8(1))
+    digit_value[~digit] = 0
+    mantissa = digit_value[0].astype(np.int64)
+    fraction = np.zeros(n, dtype=np.uint8)  # digits after the point
+    after_dot = dot[0].copy()
+    for j in range(1, width):
+        np.multiply(mantissa, step[j], out=mantissa)
+        np.add(mantissa, digit_value[j], out=mantissa)
         fraction += digit[j] & after_dot
         after_dot |= dot[j]
     parsed = mantissa / POWERS_OF_TEN[fraction]
+
+    significant = n_digits
+    if (plain & (n_digits > MAX_DIGITS)).any():  # leading zeros do not count
+        first = (digit & (digit_value > 0)).argmax(axis=0)
+        significant = n_digits - count(digit & (np.arange(width)[:, None] < first[None, :]))
+    good = plain & (significant <= MAX_DIGITS)
+    longer = np.flatnonzero(plain & (significant > MAX_DIGITS) & (significant <= digits_allowed))
+    if len(longer):
+        exact = _long_quotients(mantissa[longer], fraction[longer])
+        parsed[longer] = exact
+        good[longer] = ~np.isnan(exact)
     parsed = np.where(minus, -parsed, parsed)
 
     values[good] = parsed[good]
     slow |= (length > 0) & ~good
     return values, slow
+
+
+def _long_quotients(mantissa: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+    """mantissa / 10^fraction correctly rounded to doubles, for mantissas < 10^18, through
+    one rounding to ``long double`` (module docstring); NaN where q is halfway between two
+    doubles (double rounding could err there)."""
+    q = mantissa.astype(np.longdouble) / POWERS_OF_TEN[fraction].astype(np.longdouble)
+    d = q.astype(np.float64)
+    rest = q - d.astype(np.longdouble)  # exact: q and d are within half a double's spacing
+    toward = np.nextafter(d, np.where(rest > 0, np.inf, -np.inf))
+    half_gap = (toward.astype(np.longdouble) - d.astype(np.longdouble)) / 2
+    return np.where((rest != 0) & (rest == half_gap), np.nan, d)
+
+
+def parse_exact(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """Values of the fields ``buf[start:end]`` (empty ones NaN) and the index of the first
+    field that is not a finite decimal number, or None.
+
+    The fields :func:`parse_fields` leaves (long mantissas, exponents) are converted
+    together by numpy's string-to-double cast, which gives ``float()``'s correctly rounded
+    value, once their bytes are known to be digits, points, signs and exponent marks only;
+    anything else, or a cast that fails, goes to :func:`parse_slow` one field at a time.
+    """
+    values, slow = parse_fields(buf, start, end)
+    rows = np.flatnonzero(slow)
+    if len(rows) == 0:
+        return values, None
+    parsed = _cast(buf, start[rows], end[rows])
+    if parsed is not None:
+        values[rows] = parsed
+        return values, None
+    for row in rows.tolist():
+        text = bytes(buf[start[row]:end[row]]).decode("utf-8", "replace")
+        number, bad = parse_slow([text])
+        if bad[0]:
+            return values, row
+        values[row] = number[0]
+    return values, None
+
+
+#: bytes of plain decimal notation with an exponent (zero: the padding after a field)
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[list(b"0123456789.+-eE\0")] = True
+
+
+def _cast(buf, start, end) -> np.ndarray | None:
+    """The fields as doubles through numpy's cast, or None if one may not be a finite decimal."""
+    length = end - start
+    width = int(length.max())
+    if int(start.max()) + width > len(buf):
+        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
+    chars = sliding_window_view(buf, width)[start]
+    chars = np.where(np.arange(width)[None, :] < length[:, None], chars, np.uint8(0))
+    if not _NUMBER_BYTES[chars].all():
+        return None
+    try:
+        with np.errstate(over="ignore"):
+            values = chars.view(f"S{width}").ravel().astype(np.float64)
+    except ValueError:
+        return None
+    return values if np.isfinite(values).all() else None
 
 
 #: Plain ASCII decimal notation: what ``float()`` accepts minus inf/nan, ``1_000`` and non-ASCII digits.

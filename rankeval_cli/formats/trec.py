@@ -19,6 +19,10 @@ The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
   (trec_eval ``-c``) adds the qrels' queries missing from the run with an empty ranking;
 - ``depth`` (trec_eval ``-M``) keeps the first N documents of each ordered ranking.
 
+A run is read in blocks of whole lines; each block is split, its ids gathered and its
+scores parsed (:func:`_parsed_blocks`) in a second thread, a block or two ahead of the
+join (:func:`rankeval_cli.prefetch.ahead`), which works on the blocks in file order.
+
 Docnos never become Python objects per row: they are fixed-width byte arrays
 (``numpy`` ``S`` dtype) gathered straight from the file's bytes; their big-endian
 64-bit words compare in byte order, which gives trec_eval's tie-break, and a 64-bit
@@ -34,11 +38,11 @@ import numpy as np
 from ..batch import Batch, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
 from ..textio import open_binary, read_blocks, source_name
-from .numparse import parse_fields, parse_slow
+from .numparse import parse_exact, parse_fields
 from .tsv import _fixed
 
 #: Bytes per block read at once (whole lines); parsing temporaries scale with it.
-RUN_BLOCK_BYTES = 1 << 23
+RUN_BLOCK_BYTES = 1 << 21
 #: relevance value of a retrieved document that the qrels do not hold (trec_eval RELVALUE_NONPOOL)
 NONPOOL = -1
 #: relevance value of a retrieved document whose qrels grade is negative (trec_eval RELVALUE_UNJUDGED)
@@ -90,12 +94,14 @@ class Qrels:
 # ---- tokenizing -------------------------------------------------------------------------
 
 def _fields(block: bytes, first_line: int, width: int, name: str, what: str):
-    """(starts, ends, lines): byte offsets of the ``width`` fields of every non-blank line,
-    shaped (lines, width), and the line numbers; any run of spaces, tabs or a CR separates."""
+    """(buf, starts, ends, lines, n_lines): the block's bytes, the byte offsets of the
+    ``width`` fields of every non-blank line, shaped (lines, width), their line numbers, and
+    the number of lines in the block, blank ones included; any run of spaces, tabs or a CR
+    separates."""
     buf = np.frombuffer(block, dtype=np.uint8)
     fast = _plain_fields(block, buf, width)
     if fast is not None:
-        return buf, *fast, first_line + np.arange(len(fast[0]), dtype=np.int64)
+        return buf, *fast, first_line + np.arange(len(fast[0]), dtype=np.int64), len(fast[0])
     sep = (buf == 32) | (buf == 9) | (buf == 13) | (buf == 10)
     tok = ~sep
     start = tok.copy()
@@ -113,7 +119,7 @@ def _fields(block: bytes, first_line: int, width: int, name: str, what: str):
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"expected {width} fields ({' '.join(what)}), found {counts[i]}", name, first_line + i)
     lines = first_line + np.flatnonzero(counts)
-    return buf, starts.reshape(-1, width), ends.reshape(-1, width), lines
+    return buf, starts.reshape(-1, width), ends.reshape(-1, width), lines, n_lines
 
 
 def _plain_fields(block: bytes, buf: np.ndarray, width: int):
@@ -123,20 +129,20 @@ def _plain_fields(block: bytes, buf: np.ndarray, width: int):
     checks of their kinds and gaps see. Returns (starts, ends) or None."""
     if not block.endswith(b"\n") or block.startswith((b" ", b"\n")):
         return None
-    seps = np.flatnonzero(buf <= 32)
+    sep = buf <= 32
+    seps = np.flatnonzero(sep)
     if len(seps) % width:
         return None
-    kinds = buf[seps].reshape(-1, width)
-    if not ((kinds[:, -1] == 10).all() and (kinds[:, :-1] == 32).all()):
+    kinds = buf[seps]
+    newlines = np.count_nonzero(kinds == 10)
+    # every width-th separator a newline, all the others spaces, no two separators side by side
+    if newlines * width != len(seps) or np.count_nonzero(kinds == 32) != len(seps) - newlines \
+            or not (kinds[width - 1::width] == 10).all() or (sep[1:] & sep[:-1]).any():
         return None
-    if len(seps) > 1 and (seps[1:] - seps[:-1] == 1).any():  # an empty field
-        return None
-    ends = seps.reshape(-1, width)
-    starts = np.empty_like(ends)
-    starts[0, 0] = 0
-    starts[1:, 0] = ends[:-1, -1] + 1
-    starts[:, 1:] = ends[:, :-1] + 1
-    return starts, ends
+    starts = np.empty_like(seps)
+    starts[0] = 0
+    np.add(seps[:-1], 1, out=starts[1:])  # a field starts after the separator before it
+    return starts.reshape(-1, width), seps.reshape(-1, width)
 
 
 #: zero bytes after a block, so that ids up to this long gather without a copy of the block
@@ -155,13 +161,9 @@ def _gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 def _numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    values, slow = parse_fields(buf, start, end)
-    for row in np.flatnonzero(slow).tolist():
-        text = bytes(buf[start[row]:end[row]]).decode("utf-8", "replace")
-        parsed, bad = parse_slow([text])
-        if bad[0]:
-            raise DataError(f"{column} {text!r} is not a finite number", name, int(lines[row]))
-        values[row] = parsed[0]
+    values, bad = parse_exact(buf, start, end)
+    if bad is not None:
+        raise DataError(f"{column} {_text(buf, start[bad], end[bad])!r} is not a finite number", name, int(lines[bad]))
     return values
 
 
@@ -213,8 +215,9 @@ class _Codes:
 
     def of(self, qid: np.ndarray, lines, name: str) -> np.ndarray:
         n = len(qid)
+        words = qid.view(np.uint64).reshape(n, -1)  # compared as words, not as strings
         change = np.ones(n, dtype=bool)
-        change[1:] = qid[1:] != qid[:-1]
+        change[1:] = (words[1:] != words[:-1]).any(axis=1) if words.shape[1] > 1 else words[1:, 0] != words[:-1, 0]
         heads = np.flatnonzero(change)
         seg_codes = np.empty(len(heads), dtype=np.int32)
         for i, value in enumerate(qid[heads].tolist()):
@@ -226,33 +229,46 @@ class _Codes:
         return np.repeat(seg_codes, np.diff(np.append(heads, n)))
 
 
+def _parsed_blocks(source, block_bytes: int | None = None):
+    """Yield ``(first_line, n_lines, parsed)`` per block of lines, ``parsed`` =
+    ``(lines, tag, qid, docno, score)`` or None for a block of blank lines. Independent of
+    every other block, so it runs a block ahead of the join (:func:`rankeval_cli.prefetch.ahead`)."""
+    name = source_name(source)
+    with open_binary(source) as stream:
+        for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
+            buf, starts, ends, lines, n_lines = _fields(block, first_line, 6, name, RUN_FIELDS)
+            if len(lines) == 0:
+                yield first_line, n_lines, None
+                continue
+            padded = np.concatenate((buf, np.zeros(_PAD, dtype=np.uint8)))
+            tag = _text(buf, starts[0, 5], ends[0, 5])
+            qid = _gather(padded, starts[:, 0], ends[:, 0])
+            docno = _gather(padded, starts[:, 2], ends[:, 2])
+            score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
+            yield first_line, n_lines, (lines, tag, qid, docno, score)
+
+
 def _run_blocks(source, block_bytes: int | None = None):
     """Yield ``(tag, codes, code, docno, score, first_row, blank_before)`` per block of lines
     (``codes`` is the shared :class:`_Codes`)."""
+    from ..prefetch import ahead
+
     name = source_name(source)
     codes = _Codes()
     tag, rows = None, 0
-    with open_binary(source) as stream:
-        for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
-            buf, starts, ends, lines = _fields(block, first_line, 6, name, RUN_FIELDS)
-            n = len(lines)
-            blank = []
-            if n == 0:
-                blank = [rows] * block.count(b"\n")
-            elif lines[-1] != first_line + n - 1:  # blank lines: remember where
-                gaps = np.diff(np.concatenate(([first_line - 1], lines))) - 1
-                blank = np.repeat(rows + np.arange(n), gaps).tolist()
-            if n == 0:
-                yield tag, codes, None, None, None, rows, blank
-                continue
-            if tag is None:
-                tag = _text(buf, starts[0, 5], ends[0, 5])
-            padded = np.concatenate((buf, np.zeros(_PAD, dtype=np.uint8)))
-            code = codes.of(_gather(padded, starts[:, 0], ends[:, 0]), lines, name)
-            docno = _gather(padded, starts[:, 2], ends[:, 2])
-            score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
-            yield tag, codes, code, docno, score, rows, blank
-            rows += n
+    for first_line, n_lines, parsed in ahead(lambda: _parsed_blocks(source, block_bytes)):
+        if parsed is None:
+            yield tag, codes, None, None, None, rows, [rows] * n_lines
+            continue
+        lines, first_tag, qid, docno, score = parsed
+        n = len(lines)
+        blank = []
+        if n != n_lines:  # blank lines, inside the block or at its end: the rows they precede
+            gaps = np.diff(np.concatenate(([first_line - 1], lines, [first_line + n_lines]))) - 1
+            blank = np.repeat(rows + np.arange(n + 1), gaps).tolist()
+        tag = tag if tag is not None else first_tag
+        yield tag, codes, codes.of(qid, lines, name), docno, score, rows, blank
+        rows += n
 
 
 def read_run(source, block_bytes: int | None = None) -> Run:
@@ -353,11 +369,10 @@ def _join_part(name, tag, codes, code, docno, score, first_row, blanks, qrels, q
         raise _Scattered()
     run_to_q = _extend_map(run_to_q, codes, q_index)
     part = Run(name, tag or name, codes.qids, code, docno, score,
-               np.asarray(blanks, dtype=np.int64) - first_row)
-    joined = join(part, qrels, depth=depth, run_to_q=run_to_q)
+               np.asarray(blanks, dtype=np.int64) - first_row, first_row=first_row)
+    joined = join(part, qrels, depth=depth, run_to_q=run_to_q)  # errors name lines of the file
     for q in joined.qids:
         seen_q[q_index[q]] = True
-    part.first_row = first_row
     yield joined, part
     return int(code[-1]) + 1
 
@@ -371,7 +386,7 @@ def read_qrels(source) -> Qrels:
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name):
-            buf, starts, ends, lines = _fields(block, first_line, 4, name, QRELS_FIELDS)
+            buf, starts, ends, lines, _ = _fields(block, first_line, 4, name, QRELS_FIELDS)
             if len(lines) == 0:
                 continue
             q_parts.append(_gather(buf, starts[:, 0], ends[:, 0]))
@@ -386,7 +401,7 @@ def read_qrels(source) -> Qrels:
     qid = np.concatenate([p.astype(f"S{qw}") for p in q_parts])
     docno = np.concatenate([p.astype(f"S{dw}") for p in d_parts])
     grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
-    order = np.lexsort((line, docno, qid))
+    order = np.lexsort((line, *_word_keys(docno), *_word_keys(qid)))  # by qid, docno (bytes), line
     qid, docno, grade, line = qid[order], docno[order], grade[order], line[order]
     same = (qid[1:] == qid[:-1]) & (docno[1:] == docno[:-1])
     if same.any():
@@ -442,6 +457,13 @@ def docno_words(docno: np.ndarray) -> np.ndarray:
         docno = docno.astype(f"S{-(-width // 8) * 8}")
         width = docno.dtype.itemsize
     return np.ascontiguousarray(docno).view(">u8").reshape(len(docno), width // 8).astype(np.uint64)
+
+
+def _word_keys(fixed: np.ndarray) -> list:
+    """Sort keys of fixed-width ids for ``np.lexsort`` (last key primary): their 64-bit words,
+    the last word first, so that the keys order the ids by their bytes."""
+    words = docno_words(fixed)
+    return [words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
 
 
 def _hash(code: np.ndarray, words: np.ndarray) -> np.ndarray:
@@ -566,13 +588,13 @@ def _distinct_sorted(code: np.ndarray) -> np.ndarray:
 
 
 class HashIndex:
-    """An open-addressing table (linear probing, load ≤ 1/4) of 64-bit keys, built and
+    """An open-addressing table (linear probing, load ≤ 1/8) of 64-bit keys, built and
     probed with whole-array steps: ``find`` gives each key's position in the input, or −1.
     A slot is filled only once and never emptied, so a key sits after an unbroken run of
     filled slots from its home slot, and a probe may stop at the first empty one."""
 
     def __init__(self, keys: np.ndarray):
-        size = 1 << max(4, int(len(keys) * 4 - 1).bit_length())
+        size = 1 << max(4, int(len(keys) * 8 - 1).bit_length())
         self.mask = np.uint64(size - 1)
         self.keys = np.zeros(size, dtype=np.uint64)
         self.index = np.full(size, -1, dtype=np.int64)
@@ -589,11 +611,13 @@ class HashIndex:
             self.keys[at[first]] = keys[pending[first]]
             pending = pending[~first]
             slot[pending] = (slot[pending] + np.uint64(1)) & self.mask
+        self.filled = self.index >= 0
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         out = np.full(len(keys), -1, dtype=np.int64)
-        active = np.arange(len(keys), dtype=np.int64)
         slot = keys & self.mask
+        active = np.flatnonzero(self.filled[slot])  # a key whose home slot is empty is absent
+        slot = slot[active]
         while len(active):
             index = self.index[slot]
             hit = (index >= 0) & (self.keys[slot] == keys[active])
@@ -619,12 +643,20 @@ def _check_duplicates(run: Run, rows: np.ndarray, key: np.ndarray) -> None:
         return
     words = docno_words(run.docno[rows])
     h = _hash(key, words)
-    # rows sharing a slot of a table 4x their number are the only candidates (about 1/8 of them)
-    bits = max(4, int(len(h) * 4 - 1).bit_length())
-    slot = (h >> np.uint64(64 - bits)).astype(np.int64)
-    counts = np.bincount(slot, minlength=1 << bits)
-    maybe = np.flatnonzero(counts[slot] > 1)
-    if len(maybe) == 0:
+    # Rows alone in their slot of a table 4x their number cannot repeat; each round keeps
+    # those that share a slot (about 1/5), the next round uses the next bits of the hash.
+    maybe, shift = np.arange(len(h)), 64
+    while len(maybe) > 64:
+        bits = max(4, int(len(maybe) * 4 - 1).bit_length())
+        if bits > shift:
+            break
+        shift -= bits
+        slot = ((h[maybe] >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
+        shared = np.bincount(slot, minlength=1 << bits)[slot] > 1
+        if shared.all():
+            break
+        maybe = maybe[shared]
+    if len(maybe) < 2:
         return
     hm = h[maybe]
     order = np.argsort(hm, kind="stable")

@@ -25,7 +25,7 @@ from ..batch import Batch, empty_batch, offsets_from_sizes
 from ..errors import DataError
 from ..textio import decode, open_binary, read_blocks, source_name
 from .columns import _unescape_one, escape_tsv, format_numbers, unescape_tsv
-from .numparse import parse_fields, parse_slow
+from .numparse import parse_exact
 from . import validate
 
 REQUIRED = ("group", "item", "gold")
@@ -345,13 +345,10 @@ def _field_bounds(tabs, buf, line_starts: np.ndarray, line_ends: np.ndarray, wid
 def _numbers(buf, bounds, column: int, rows: int, name: str, source: str, line_numbers) -> np.ndarray:
     """Parse one numeric column of the first ``rows`` lines; errors name the line."""
     start, end = bounds[0][:rows, column], bounds[1][:rows, column]
-    values, slow = parse_fields(buf, start, end)
-    for row in np.flatnonzero(slow).tolist():
-        text = bytes(buf[start[row]:end[row]]).decode("utf-8")
-        parsed, bad = parse_slow([text])
-        if bad[0]:
-            raise DataError(f"column {name!r}: {text!r} is not a finite number", source, int(line_numbers[row]))
-        values[row] = parsed[0]
+    values, bad = parse_exact(buf, start, end)
+    if bad is not None:
+        text = bytes(buf[start[bad]:end[bad]]).decode("utf-8")
+        raise DataError(f"column {name!r}: {text!r} is not a finite number", source, int(line_numbers[bad]))
     return values
 
 

@@ -81,6 +81,10 @@ def _specs():
                       ("W5/report", ours["value"](m)), ("W5/pytrec", lambda r, m=m: json_value(r, m))))
         specs.append((f"W5 graded pytrec_eval {m}", "graded qrels, linear gain",
                       ("W5/report-graded", ours["value"](m)), ("W5/pytrec-graded", lambda r, m=m: json_value(r, m))))
+        specs.append((f"W5 long scores pytrec_eval {m}", "run with 16-17 digit scores (same order and ties)",
+                      ("W5/report-long", ours["value"](m)), ("W5/pytrec-long", lambda r, m=m: json_value(r, m))))
+        specs.append((f"W5 long scores = W5 {m}", "the same rankings, so the same value",
+                      ("W5/report-long", ours["value"](m)), ("W5/report", ours["value"](m))))
     specs.append(("W5 pytrec_eval RR@10", "recip_rank of the run cut at 10 in trec_eval's order",
                   ("W5/report", ours["value"]("RR@10")), ("W5/pytrec-rr10", lambda r: json_value(r, "RR@10"))))
     for peer in ("irm", "ranx"):

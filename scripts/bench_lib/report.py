@@ -109,6 +109,8 @@ def targets(results: dict) -> list[Target]:
     if "W5/report" in results:
         out.append(_speedup_target(results, "W5 report vs pytrec_eval (parsers + evaluation)", "W5/report",
                                    "W5/pytrec", 3))
+        out.append(_speedup_target(results, "W5 report vs pytrec_eval, 16-17 digit scores", "W5/report-long",
+                                   "W5/pytrec-long", 3))
         for peer in ("irm", "ranx-warm", "ranx"):
             out.append(_speedup_target(results, f"W5 report vs {peer}", "W5/report", f"W5/{peer}", 1, strict=True))
         mine, other = _get(results, "W5/report"), _get(results, "W5/pytrec")

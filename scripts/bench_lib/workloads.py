@@ -221,13 +221,15 @@ class TrecWorkload:
     qrels: Path
     qrels_graded: Path
     run_tie_free: Path
+    run_long_scores: Path
     queries: int
 
 
 def w5(folder: Path, n_queries: int) -> TrecWorkload:
     """MS MARCO-sized TREC files: a run of n × 1000 passages (5% of the scores tied with
-    the one above), sparse binary qrels, graded qrels, and a tie-free copy of the run
-    (scores made distinct in trec_eval's order: for the peers that break ties otherwise)."""
+    the one above), sparse binary qrels, graded qrels, a tie-free copy of the run
+    (scores made distinct in trec_eval's order: for the peers that break ties otherwise)
+    and a copy with long scores (see :func:`_w5_long_scores`)."""
     folder.mkdir(parents=True, exist_ok=True)
     run = folder / f"w5-{n_queries}-v{VERSION}.run"
     if not run.exists():
@@ -241,7 +243,25 @@ def w5(folder: Path, n_queries: int) -> TrecWorkload:
     tie_free = folder / f"w5-{n_queries}-v{VERSION}.tiefree.run"
     if not tie_free.exists():
         _write_plain(tie_free, _w5_tie_free(run))
-    return TrecWorkload(run, qrels, graded, tie_free, n_queries)
+    long_scores = folder / f"w5-{n_queries}-v{VERSION}.long.run"
+    if not long_scores.exists():
+        _write_plain(long_scores, _w5_long_scores(run))
+    return TrecWorkload(run, qrels, graded, tie_free, long_scores, n_queries)
+
+
+def _w5_long_scores(run: Path):
+    """The run with every score divided by 3 and printed as Python's repr (16-17 significant
+    digits, as runs written from float scores are): the same order and ties, so the same
+    measures, through the parser's long-mantissa path."""
+    with open(run, encoding="ascii") as stream:
+        out = []
+        for line in stream:
+            q, q0, d, r, s, tag = line.split()
+            out.append(f"{q} {q0} {d} {r} {float(s) / 3!r} {tag}\n")
+            if len(out) >= 100_000:
+                yield "".join(out)
+                out = []
+        yield "".join(out)
 
 
 def _w5_tie_free(run: Path):

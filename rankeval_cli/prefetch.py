@@ -1,0 +1,62 @@
+"""Running a generator one or two items ahead in a background thread.
+
+Reading and parsing the next block of a large file overlaps with the work on the
+current one; numpy releases the interpreter lock in its array loops, so on a machine
+with two cores the two halves run side by side. Items come out in order, an exception
+raised by the generator is raised at the point of the sequence where it occurred, and
+closing the consumer stops the producer.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+#: Items parsed ahead of the consumer (each is one block: memory grows by this many blocks).
+DEPTH = 2
+
+_END = object()
+
+
+class _Raised:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def ahead(make, depth: int = DEPTH):
+    """Yield the items of the generator ``make()``, produced in a daemon thread up to
+    ``depth`` items ahead of the consumer."""
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce():
+        try:
+            for item in make():
+                if not put(item):
+                    return
+        except BaseException as exc:  # handed to the consumer, raised there
+            put(_Raised(exc))
+            return
+        put(_END)
+
+    thread = threading.Thread(target=produce, name="rankeval-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = items.get()
+            if item is _END:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
