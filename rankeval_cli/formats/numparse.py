@@ -56,7 +56,6 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         digit_value = buf[start] - np.uint8(ZERO)
         if (digit_value <= 9).all():
             return digit_value.astype(np.float64), slow
-    digits_allowed = LONG_DIGITS if LONG_EXACT else MAX_DIGITS
     if width > MAX_WIDTH:
         long = length > MAX_WIDTH
         slow |= long
@@ -66,7 +65,7 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
     chars = sliding_window_view(buf, width)[start].T.copy()  # chars[j] = j-th byte of every field
     inside = np.arange(width)[:, None] < length[None, :]
-    chars[~inside] = 0
+    chars *= inside  # bytes past a field's end: 0
 
     minus = chars[0] == MINUS
     body = inside.copy()
@@ -79,8 +78,8 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
     plain = (length > 0) & (n_digits > 0) & (n_dots <= 1) & (n_digits + n_dots == count(body))
 
     # Horner's scheme over the columns: a digit multiplies the mantissa by 10 and adds itself
-    step = np.where(digit, np.uint8(10), np.uint8(1))
-    digit_value[~digit] = 0
+    step = digit.view(np.uint8) * np.uint8(9) + np.uint8(1)
+    digit_value *= digit
     mantissa = digit_value[0].astype(np.int64)
     fraction = np.zeros(n, dtype=np.uint8)  # digits after the point
     after_dot = dot[0].copy()
@@ -91,12 +90,20 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         after_dot |= dot[j]
     parsed = mantissa / POWERS_OF_TEN[fraction]
 
-    significant = n_digits
-    if (plain & (n_digits > MAX_DIGITS)).any():  # leading zeros do not count
-        first = (digit & (digit_value > 0)).argmax(axis=0)
-        significant = n_digits - count(digit & (np.arange(width)[:, None] < first[None, :]))
-    good = plain & (significant <= MAX_DIGITS)
-    longer = np.flatnonzero(plain & (significant > MAX_DIGITS) & (significant <= digits_allowed))
+    # Up to 18 digits the mantissa is exact (< 10^18 < 2^63), and leading zeros add nothing to
+    # it: at most 15 significant digits is mantissa < 10^15. More digits are fine only when the
+    # extra ones are leading zeros.
+    fits = n_digits <= LONG_DIGITS
+    many = np.flatnonzero(plain & ~fits)
+    if len(many):
+        some_digit, value = digit[:, many], digit_value[:, many]
+        first = (some_digit & (value > 0)).argmax(axis=0)
+        leading = count(some_digit & (np.arange(width)[:, None] < first[None, :]))
+        fits[many] = n_digits[many] - leading <= LONG_DIGITS
+    plain &= fits
+    short = mantissa < 10**MAX_DIGITS
+    good = plain & short
+    longer = np.flatnonzero(plain & ~short) if LONG_EXACT else np.zeros(0, np.int64)
     if len(longer):
         exact = _long_quotients(mantissa[longer], fraction[longer])
         parsed[longer] = exact
@@ -111,13 +118,12 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
 def _long_quotients(mantissa: np.ndarray, fraction: np.ndarray) -> np.ndarray:
     """mantissa / 10^fraction correctly rounded to doubles, for mantissas < 10^18, through
     one rounding to ``long double`` (module docstring); NaN where q is halfway between two
-    doubles (double rounding could err there)."""
+    doubles and may have been rounded there (double rounding could err)."""
     q = mantissa.astype(np.longdouble) / POWERS_OF_TEN[fraction].astype(np.longdouble)
-    d = q.astype(np.float64)
-    rest = q - d.astype(np.longdouble)  # exact: q and d are within half a double's spacing
-    toward = np.nextafter(d, np.where(rest > 0, np.inf, -np.inf))
-    half_gap = (toward.astype(np.longdouble) - d.astype(np.longdouble)) / 2
-    return np.where((rest != 0) & (rest == half_gap), np.nan, d)
+    significand = np.ldexp(np.frexp(q)[0], 64).astype(np.uint64)  # q's 64 bits, the top one set
+    halfway = (significand & np.uint64(0x7FF)) == np.uint64(0x400)  # the 11 bits a double drops: 1000...
+    halfway &= fraction > 0  # an integer mantissa is q exactly: its halfway cases round right
+    return np.where(halfway, np.nan, q.astype(np.float64))
 
 
 def parse_exact(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, int | None]:
