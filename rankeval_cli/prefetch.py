@@ -1,10 +1,14 @@
-"""Running a generator one or two items ahead in a background thread.
+"""Running a reader one or two items ahead in a background thread.
 
 Reading and parsing the next block of a large file overlaps with the work on the
 current one; numpy releases the interpreter lock in its array loops, so on a machine
 with two cores the two halves run side by side. Items come out in order, an exception
 raised by the generator is raised at the point of the sequence where it occurred, and
-closing the consumer stops the producer.
+closing the consumer stops the producer and waits for it.
+
+Only regular files are read ahead (:func:`ahead_of_files`): a read from stdin, a pipe or
+a terminal may block for as long as the writer likes, and a thread blocked inside
+``sys.stdin`` at exit would hold its lock while the interpreter closes it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import threading
 
 #: Items parsed ahead of the consumer (each is one block: memory grows by this many blocks).
 DEPTH = 2
+#: How long a closed consumer waits for the producer to finish its item.
+JOIN_SECONDS = 10.0
 
 _END = object()
 
@@ -60,3 +66,11 @@ def ahead(make, depth: int = DEPTH):
             yield item
     finally:
         stop.set()
+        thread.join(timeout=JOIN_SECONDS)  # the producer ends at its next item: its files are closed
+
+
+def ahead_of_files(sources, make, depth: int = DEPTH):
+    """``ahead(make)`` when every source is a regular file, else ``make()`` itself."""
+    from .textio import is_regular_file
+
+    return ahead(make, depth) if all(map(is_regular_file, sources)) else make()

@@ -84,6 +84,16 @@ def is_pipe(source) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
+def is_regular_file(source) -> bool:
+    """True when ``source`` is the path of a regular file (not ``-``, a pipe, a FIFO or a device)."""
+    if source is None or source == "-" or not isinstance(source, (str, os.PathLike)):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(source).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def compression_of(head: bytes) -> str | None:
     """``gzip``, ``bz2`` or ``lzma`` (xz) from a stream's first 10 bytes, else None."""
     if head.startswith(GZIP_MAGIC):

@@ -10,6 +10,7 @@ and nothing on stderr; Ctrl-C exits 130 quietly.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -188,6 +189,35 @@ def test_closed_pipe_ends_quietly(cmd):
     extra = ["--per-group"] if "per_group" in params(cmd) else []
     proc = _closed_pipe_run(args_for(cmd, *extra), BIG_TSV)
     assert (proc.returncode, proc.stderr.decode()) == (0, "")
+
+
+@pytest.mark.parametrize("cmd", STREAM_COMMANDS)
+def test_closed_pipe_ends_quietly_reading_a_file(cmd, tmp_path):
+    """A file is parsed ahead in a second thread: a closed stdout still ends quietly."""
+    path = tmp_path / "big.tsv"
+    path.write_bytes(BIG_TSV)
+    extra = ["--per-group"] if "per_group" in params(cmd) else []
+    proc = _closed_pipe_run(args_for(cmd, *extra, str(path)), b"")
+    assert (proc.returncode, proc.stderr.decode()) == (0, "")
+
+
+def test_sigint_while_reading_a_file_exits_130(tmp_path):
+    """SIGINT with the read-ahead thread busy on a large file: exit 130, nothing on stderr."""
+    path = tmp_path / "big.tsv"
+    rows = "".join(f"g{g}\ti{i}\t{i}\t{(g * i) % 5}\n" for g in range(1_000_000) for i in range(5))
+    path.write_bytes(HEADER + rows.encode())
+    proc = subprocess.Popen([sys.executable, "-m", "rankeval_cli", "report", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=dict(os.environ, RANKEVAL_PROGRESS="0"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:  # wait until the file is open
+        with contextlib.suppress(OSError):
+            if any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{proc.pid}/fd")):
+                break
+        time.sleep(0.01)
+    assert proc.poll() is None, "finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (130, b""), err
 
 
 def test_closed_pipe_small_summary_ends_quietly():

@@ -94,3 +94,44 @@ def test_missing_run_file_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(main, ["report", "--qrels", str(tmp_path / "q"), str(tmp_path / "absent")])
     assert result.exit_code != 0 and "absent" in result.stderr and "Traceback" not in result.stderr
     assert _wait_for_no_threads()
+
+
+@pytest.mark.parametrize("from_stdin", [False, True])
+def test_trec_run_to_a_closed_pipe_ends_quietly(tmp_path, from_stdin):
+    """Per-query output of a large run into a pipe nobody reads: exit 0, nothing on stderr,
+    whether the run is a file (read ahead) or stdin (read in line)."""
+    import os
+    import subprocess
+    import sys
+
+    run = "".join(f"{q} Q0 d{i} {i + 1} {1000 - i}.25 t\n" for q in range(2000) for i in range(50))
+    (tmp_path / "q").write_text("".join(f"{q} 0 d{q % 50} 1\n" for q in range(2000)))
+    (tmp_path / "r").write_text(run)
+    source = "-" if from_stdin else str(tmp_path / "r")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "rankeval_cli", "report", "--qrels", str(tmp_path / "q"),
+                               "--per-group", "--output-format", "trec", source], input=run.encode() if from_stdin
+                              else b"", stdout=write_end, stderr=subprocess.PIPE, timeout=300,
+                              env=dict(os.environ, RANKEVAL_PROGRESS="0"))
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr.decode()) == (0, "")
+
+
+def test_only_regular_files_are_read_ahead(tmp_path):
+    import os
+
+    (tmp_path / "f").write_text("x\n")
+    os.mkfifo(tmp_path / "fifo")
+    made = []
+
+    def make():
+        made.append(threading.current_thread().name)
+        yield 1
+
+    assert list(prefetch.ahead_of_files([str(tmp_path / "f")], make)) == [1]
+    assert list(prefetch.ahead_of_files(["-"], make)) == [1]
+    assert list(prefetch.ahead_of_files([str(tmp_path / "f"), str(tmp_path / "fifo")], make)) == [1]
+    assert made == ["rankeval-read-ahead", threading.main_thread().name, threading.main_thread().name]

@@ -195,6 +195,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     from ..formats import CANONICAL
     from ..formats import read
     from ..pipeline import exclude, progress
+    from ..prefetch import ahead_of_files
     from ..textio import is_pipe
 
     sources = list(files) or ["-"]
@@ -206,7 +207,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
                             **reader_options)
 
     context = click.get_current_context(silent=True)
-    stream = progress(batches(), fed_by_pipe=any(map(is_pipe, sources)), command=context and context.info_name)
+    parsed = ahead_of_files(sources, batches)  # files are parsed a batch ahead, in a second thread
+    stream = progress(parsed, fed_by_pipe=any(map(is_pipe, sources)), command=context and context.info_name)
     return exclude(stream, exclude_systems) if exclude_systems else stream
 
 

@@ -20,8 +20,9 @@ The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
 - ``depth`` (trec_eval ``-M``) keeps the first N documents of each ordered ranking.
 
 A run is read in blocks of whole lines; each block is split, its ids gathered and its
-scores parsed (:func:`_parsed_blocks`) in a second thread, a block or two ahead of the
-join (:func:`rankeval_cli.prefetch.ahead`), which works on the blocks in file order.
+scores parsed (:func:`_parsed_blocks`), from a regular file in a second thread, a block or
+two ahead of the join (:func:`rankeval_cli.prefetch.ahead`), which works on the blocks in
+file order.
 
 Docnos never become Python objects per row: they are fixed-width byte arrays
 (``numpy`` ``S`` dtype) gathered straight from the file's bytes; their big-endian
@@ -232,7 +233,7 @@ class _Codes:
 def _parsed_blocks(source, block_bytes: int | None = None):
     """Yield ``(first_line, n_lines, parsed)`` per block of lines, ``parsed`` =
     ``(lines, tag, qid, docno, score)`` or None for a block of blank lines. Independent of
-    every other block, so it runs a block ahead of the join (:func:`rankeval_cli.prefetch.ahead`)."""
+    every other block, so it may run ahead of the join (:func:`rankeval_cli.prefetch.ahead`)."""
     name = source_name(source)
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
@@ -251,12 +252,12 @@ def _parsed_blocks(source, block_bytes: int | None = None):
 def _run_blocks(source, block_bytes: int | None = None):
     """Yield ``(tag, codes, code, docno, score, first_row, blank_before)`` per block of lines
     (``codes`` is the shared :class:`_Codes`)."""
-    from ..prefetch import ahead
+    from ..prefetch import ahead_of_files
 
     name = source_name(source)
     codes = _Codes()
     tag, rows = None, 0
-    for first_line, n_lines, parsed in ahead(lambda: _parsed_blocks(source, block_bytes)):
+    for first_line, n_lines, parsed in ahead_of_files([source], lambda: _parsed_blocks(source, block_bytes)):
         if parsed is None:
             yield tag, codes, None, None, None, rows, [rows] * n_lines
             continue
