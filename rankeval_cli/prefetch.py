@@ -16,7 +16,7 @@ from __future__ import annotations
 import queue
 import threading
 
-#: Items parsed ahead of the consumer (each is one block: memory grows by this many blocks).
+#: Items (blocks or batches) produced ahead of the consumer: memory holds this many more.
 DEPTH = 2
 #: How long a closed consumer waits for the producer to finish its item.
 JOIN_SECONDS = 10.0
