@@ -4,15 +4,18 @@ Fields like ``3``, ``-0.25`` or ``12.5`` (a sign, digits, at most one point, no
 exponent) are parsed for all rows at once: the digits form an integer mantissa m and
 the value is m / 10^f for f fractional digits.
 
-- Up to 15 digits, m < 10^15 < 2^53: both operands are exact doubles and IEEE
-  division rounds correctly, so the result is the correctly rounded value of the text
-  (Clinger 1990's fast path) — the float Python's ``float()`` gives.
-- 16 to 18 digits (``repr`` of a double prints up to 17), m < 10^18 < 2^63: where the
-  platform's ``long double`` has a 64-bit significand (x86), m and 10^f are exact in it and
-  the quotient q is rounded once to 64 bits. Rounding q to a double then gives the
-  correctly rounded value unless q lies exactly halfway between two doubles (rounding is
-  monotone, so it cannot carry x across a halfway point that is itself representable in
-  64 bits; Goldberg 1991, on double rounding); those rare fields take the slow path.
+- Up to 15 significant digits (fields of at most 23 bytes), m < 10^15 < 2^53 and
+  10^f with f <= 22 are exact doubles and IEEE division rounds correctly, so the result
+  is the correctly rounded value of the text (Clinger 1990's fast path) — the float
+  Python's ``float()`` gives.
+- 16 to 18 significant digits (``repr`` of a double prints up to 17), m < 10^18 < 2^63:
+  where the platform's ``long double`` has a 64-bit significand (x86), m and 10^f are
+  exact in it and the quotient q is rounded once to 64 bits. Rounding q to a double then
+  gives the correctly rounded value of m / 10^f unless q lies exactly halfway between two
+  doubles: rounding is monotone and every halfway point between doubles is representable
+  in 64 bits, so m / 10^f and q lie between the same two halfway points unless q is one.
+  Those rare fields (about one in 2,000 of random 17-digit ones) take the slow path; an
+  integer mantissa (no fractional digits) is q exactly and never does.
 
 Every other field (exponents, longer mantissas, garbage) is converted by
 :func:`parse_exact`: numpy's string cast for plain decimal bytes, else ``float()`` one
