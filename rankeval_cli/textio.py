@@ -70,28 +70,30 @@ def open_binary(source) -> Iterator[IO[bytes]]:
             raw.close()
 
 
-def is_pipe(source) -> bool:
-    """True when ``source`` (a path, or ``-`` for stdin) is a pipe, FIFO or socket: another program's output."""
+def _mode(source) -> int | None:
+    """``st_mode`` of a path, or of stdin for ``-``; None for a file object or what cannot be stat'ed."""
     try:
         if source is None or source == "-":
-            mode = os.fstat(sys.stdin.fileno()).st_mode
-        elif isinstance(source, (str, os.PathLike)):
-            mode = os.stat(source).st_mode
-        else:
-            return False
+            return os.fstat(sys.stdin.fileno()).st_mode
+        if isinstance(source, (str, os.PathLike)):
+            return os.stat(source).st_mode
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        pass
+    return None
+
+
+def is_pipe(source) -> bool:
+    """True when ``source`` (a path, or ``-`` for stdin) is a pipe, FIFO or socket: another program's output."""
+    mode = _mode(source)
+    return mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
 
 
 def is_regular_file(source) -> bool:
     """True when ``source`` is the path of a regular file (not ``-``, a pipe, a FIFO or a device)."""
-    if source is None or source == "-" or not isinstance(source, (str, os.PathLike)):
+    if source is None or source == "-":
         return False
-    try:
-        return stat.S_ISREG(os.stat(source).st_mode)
-    except (OSError, ValueError):
-        return False
+    mode = _mode(source)
+    return mode is not None and stat.S_ISREG(mode)
 
 
 def compression_of(head: bytes) -> str | None:
