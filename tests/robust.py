@@ -120,6 +120,18 @@ def run_process(args, data: bytes = b"", env: dict | None = None, **kwargs) -> s
                           env=full_env, timeout=300, **kwargs)
 
 
+def run_to_closed_pipe(args, data: bytes = b"") -> subprocess.CompletedProcess:
+    """Run ``python -m rankeval_cli ARGS`` with stdout a pipe whose reading end is already
+    closed: every write fails with EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "rankeval_cli", *argv(args)], input=data, stdout=write_end,
+                              stderr=subprocess.PIPE, timeout=300, env=dict(os.environ, RANKEVAL_PROGRESS="0"))
+    finally:
+        os.close(write_end)
+
+
 ERROR = re.compile(r"rankeval: (?P<source>.+?)(?::(?P<line>[0-9]+))?: (?P<message>\S.*)")
 
 

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from robust import (COMMANDS, NEEDS, NOT_STREAMS, OWN_CONTRACT, STREAM_COMMANDS, Dataset, argv, check_exit,
-                    invoke, option_choices, params, parse_table, to_jsonl, to_tsv)
+                    invoke, option_choices, params, parse_table, run_to_closed_pipe, to_jsonl, to_tsv)
 
 HEADER = b"group\titem\tgold\tpred\n"
 
@@ -169,25 +169,13 @@ def test_per_group_rows_also_identical_for_tsv_and_jsonl(cmd):
     assert (from_tsv.stdout, from_tsv.stderr) == (from_jsonl.stdout, from_jsonl.stderr)
 
 
-def _closed_pipe_run(args, data: bytes):
-    """Run with stdout a pipe whose reading end is already closed: every write fails with EPIPE."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "rankeval_cli", *argv(args)], input=data, stdout=write_end,
-                              stderr=subprocess.PIPE, timeout=300, env=dict(os.environ, RANKEVAL_PROGRESS="0"))
-    finally:
-        os.close(write_end)
-    return proc
-
-
 BIG_TSV = HEADER + b"".join(b"g%d\ti%d\t%d\t%d\n" % (g, i, i, (g * i) % 5) for g in range(4000) for i in range(5))
 
 
 @pytest.mark.parametrize("cmd", STREAM_COMMANDS)
 def test_closed_pipe_ends_quietly(cmd):
     extra = ["--per-group"] if "per_group" in params(cmd) else []
-    proc = _closed_pipe_run(args_for(cmd, *extra), BIG_TSV)
+    proc = run_to_closed_pipe(args_for(cmd, *extra), BIG_TSV)
     assert (proc.returncode, proc.stderr.decode()) == (0, "")
 
 
@@ -197,7 +185,7 @@ def test_closed_pipe_ends_quietly_reading_a_file(cmd, tmp_path):
     path = tmp_path / "big.tsv"
     path.write_bytes(BIG_TSV)
     extra = ["--per-group"] if "per_group" in params(cmd) else []
-    proc = _closed_pipe_run(args_for(cmd, *extra, str(path)), b"")
+    proc = run_to_closed_pipe(args_for(cmd, *extra, str(path)), b"")
     assert (proc.returncode, proc.stderr.decode()) == (0, "")
 
 
@@ -221,7 +209,7 @@ def test_sigint_while_reading_a_file_exits_130(tmp_path):
 
 
 def test_closed_pipe_small_summary_ends_quietly():
-    proc = _closed_pipe_run(["tau"], SAMPLE_TSV)
+    proc = run_to_closed_pipe(["tau"], SAMPLE_TSV)
     assert (proc.returncode, proc.stderr.decode()) == (0, "")
 
 

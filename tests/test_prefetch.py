@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from rankeval_cli import prefetch
 from rankeval_cli.cli import main
 from rankeval_cli.formats import trec
+from robust import run_to_closed_pipe
 
 
 def _threads():
@@ -100,23 +101,12 @@ def test_missing_run_file_is_a_one_line_error(tmp_path):
 def test_trec_run_to_a_closed_pipe_ends_quietly(tmp_path, from_stdin):
     """Per-query output of a large run into a pipe nobody reads: exit 0, nothing on stderr,
     whether the run is a file (read ahead) or stdin (read in line)."""
-    import os
-    import subprocess
-    import sys
-
     run = "".join(f"{q} Q0 d{i} {i + 1} {1000 - i}.25 t\n" for q in range(2000) for i in range(50))
     (tmp_path / "q").write_text("".join(f"{q} 0 d{q % 50} 1\n" for q in range(2000)))
     (tmp_path / "r").write_text(run)
     source = "-" if from_stdin else str(tmp_path / "r")
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "rankeval_cli", "report", "--qrels", str(tmp_path / "q"),
-                               "--per-group", "--output-format", "trec", source], input=run.encode() if from_stdin
-                              else b"", stdout=write_end, stderr=subprocess.PIPE, timeout=300,
-                              env=dict(os.environ, RANKEVAL_PROGRESS="0"))
-    finally:
-        os.close(write_end)
+    proc = run_to_closed_pipe(["report", "--qrels", str(tmp_path / "q"), "--per-group", "--output-format", "trec",
+                               source], run.encode() if from_stdin else b"")
     assert (proc.returncode, proc.stderr.decode()) == (0, "")
 
 
