@@ -64,9 +64,7 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         slow |= long
         width = MAX_WIDTH
         length = np.where(long, 0, length)
-    if int(start.max()) + width > len(buf):
-        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
-    chars = sliding_window_view(buf, width)[start].T.copy()  # chars[j] = j-th byte of every field
+    chars = _windows(buf, start, width).T.copy()  # chars[j] = j-th byte of every field
     inside = np.arange(width)[:, None] < length[None, :]
     chars *= inside  # bytes past a field's end: 0
 
@@ -118,6 +116,13 @@ def parse_fields(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
     return values, slow
 
 
+def _windows(buf: np.ndarray, start: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each start, one row per field (zeros past the buffer's end)."""
+    if int(start.max()) + width > len(buf):
+        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
+    return sliding_window_view(buf, width)[start]
+
+
 def _long_quotients(mantissa: np.ndarray, fraction: np.ndarray) -> np.ndarray:
     """mantissa / 10^fraction correctly rounded to doubles, for mantissas < 10^18, through
     one rounding to ``long double`` (module docstring); NaN where q is halfway between two
@@ -164,10 +169,7 @@ def _cast(buf, start, end) -> np.ndarray | None:
     """The fields as doubles through numpy's cast, or None if one may not be a finite decimal."""
     length = end - start
     width = int(length.max())
-    if int(start.max()) + width > len(buf):
-        buf = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
-    chars = sliding_window_view(buf, width)[start]
-    chars = np.where(np.arange(width)[None, :] < length[:, None], chars, np.uint8(0))
+    chars = np.where(np.arange(width)[None, :] < length[:, None], _windows(buf, start, width), np.uint8(0))
     if not _NUMBER_BYTES[chars].all():
         return None
     try:
