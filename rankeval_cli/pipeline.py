@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import re
 from typing import Iterable, Iterator
@@ -70,3 +71,21 @@ def progress(batches: Iterable[Batch], label: str = "groups", fed_by_pipe: bool 
         for batch in batches:
             bar.update(batch.n_groups)
             yield batch
+
+
+@contextlib.contextmanager
+def phase_progress(label: str | None, total: int):
+    """A progress display for a phase of ``total`` work units (``rankeval: LABEL [###   ] 40/100``),
+    on stderr, only when it is a terminal and ``RANKEVAL_PROGRESS`` is not 0; yields
+    ``advance(n)``. With no ``label`` nothing is shown."""
+    import os
+    import sys
+
+    setting = os.environ.get("RANKEVAL_PROGRESS", "auto")
+    if not label or total <= 1 or setting == "0" or not sys.stderr.isatty():
+        yield lambda n=1: None
+        return
+    import click
+
+    with click.progressbar(length=total, label=f"rankeval: {label}", file=sys.stderr, show_pos=True) as bar:
+        yield bar.update

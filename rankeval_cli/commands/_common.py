@@ -74,6 +74,37 @@ def higher_better_option(help_text: str, aliases=("--scores",)):
                         help=help_text)
 
 
+class FiniteFloat(click.FloatRange):
+    """A float option that refuses NaN and the infinities (``nan`` and ``inf`` parse as floats,
+    then pass every range check and poison the results): a usage error, exit 2.
+
+    Takes click.FloatRange's bounds (``min``, ``max``, ``min_open``, ``max_open``).
+    """
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+def jobs_options(f):
+    """``--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run
+    (:mod:`rankeval_cli.executor`); the output is the same whichever is chosen."""
+    f = click.option(
+        "--scheduler", default=None, metavar="ADDRESS",
+        help="Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
+             "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
+        help="Worker processes for the independent work units; 0 = one per CPU "
+             "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
+
+
 def by_option(help_text: str = "One summary per value of this extra column (e.g. lp), rows keyed by its "
                                "value; repeatable. The value must be constant within a group."):
     """``--by COLUMN`` (repeatable)."""

@@ -1,0 +1,149 @@
+"""Work units and the one executor that runs them.
+
+Every parallel workload of rankeval (a batch of bootstrap replicates, a batch of
+permutations, a TrueSkill run, a cross-validation fold, a pair of metrics, a run file)
+is a list of *units*. A unit is run by a pure, module-level function
+
+    fn(shared, unit) -> result
+
+where ``shared`` is data common to every unit (sent once per worker, not once per
+unit) and ``unit`` is small (a key, a seed, a slice). :func:`map_units` runs the
+units serially, in a pool of processes (``--jobs N``) or on a ``dask.distributed``
+cluster (``--scheduler ADDRESS``) and returns their results in unit order, so a
+workload's output cannot depend on how it ran.
+
+Randomness: a unit never draws from a generator another unit has touched. It draws
+from :func:`unit_seed` ``(seed, key)``, a ``numpy.random.SeedSequence`` derived from
+the user's seed and the unit's own key (its position in the workload, or a name), so
+``--jobs 1``, ``--jobs 8`` and a cluster give byte-identical output.
+
+Errors: an exception raised in a worker (a :class:`~rankeval_cli.errors.DataError`
+naming file and line, a usage error) is raised again in the calling process as the
+same exception, so the message and exit status are those of an in-process run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Callable, Hashable, Sequence
+
+#: environment variables giving the defaults of --jobs and --scheduler
+JOBS_ENV, SCHEDULER_ENV = "RANKEVAL_JOBS", "RANKEVAL_SCHEDULER"
+
+
+def unit_seed(seed: int, key) -> "np.random.SeedSequence":
+    """The seed sequence of one unit: the user's ``seed`` with the unit's ``key`` as spawn key.
+
+    ``key`` is an int, a str or a tuple of them; strings enter as the first 8 bytes of
+    their BLAKE2b digest (stable across processes and machines, unlike ``hash``).
+
+    >>> unit_seed(12345, (0, 3)).spawn_key, unit_seed(12345, 3).spawn_key
+    ((0, 3), (3,))
+    """
+    import numpy as np
+
+    parts = key if isinstance(key, tuple) else (key,)
+    return np.random.SeedSequence(seed, spawn_key=tuple(_key_int(p) for p in parts))
+
+
+def _key_int(part: Hashable) -> int:
+    if isinstance(part, (bool, int)) and part >= 0:
+        return int(part)
+    digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """The number of worker processes: ``jobs``, else ``$RANKEVAL_JOBS``, else 1.
+
+    0 means one per CPU this process may use. The default is 1 (not the CPU count)
+    because rankeval is a filter that Makefiles run many at a time (``make -j``).
+    """
+    if jobs is None:
+        text = os.environ.get(JOBS_ENV, "").strip()
+        if not text:
+            return 1
+        try:
+            jobs = int(text)
+        except ValueError:
+            raise ValueError(f"{JOBS_ENV}={text!r} is not a whole number of jobs") from None
+        if jobs < 0:
+            raise ValueError(f"{JOBS_ENV}={text!r}: the number of jobs cannot be negative")
+    if jobs == 0:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return jobs
+
+
+def resolve_scheduler(scheduler: str | None) -> str | None:
+    """The dask scheduler address: ``scheduler``, else ``$RANKEVAL_SCHEDULER``, else None."""
+    if scheduler:
+        return scheduler
+    return os.environ.get(SCHEDULER_ENV, "").strip() or None
+
+
+def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = 1,
+              scheduler: str | None = None, label: str | None = None) -> list:
+    """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
+
+    ``fn`` must be a module-level function (it is pickled by reference). ``label``
+    names the phase on the progress display (stderr, terminals only).
+    """
+    units = list(units)
+    jobs = resolve_jobs(jobs)
+    scheduler = resolve_scheduler(scheduler)
+    if scheduler:
+        from ._dask import map_on_cluster
+
+        return map_on_cluster(fn, units, shared, scheduler, label)
+    if jobs <= 1 or len(units) <= 1:
+        return _serial(fn, units, shared, label)
+    return _pool(fn, units, shared, min(jobs, len(units)), label)
+
+
+def _serial(fn, units, shared, label):
+    from .pipeline import phase_progress
+
+    out = []
+    with phase_progress(label, len(units)) as advance:
+        for unit in units:
+            out.append(fn(shared, unit))
+            advance(1)
+    return out
+
+
+_SHARED: Any = None
+
+
+def _install(shared) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _call(fn, unit):
+    return fn(_SHARED, unit)
+
+
+def _pool(fn, units, shared, jobs, label):
+    import concurrent.futures as cf
+    import multiprocessing
+
+    from .pipeline import phase_progress
+
+    # forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time; the
+    # shared data reaches each worker once, through the initializer
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    results: list = [None] * len(units)
+    with phase_progress(label, len(units)) as advance, \
+            cf.ProcessPoolExecutor(jobs, mp_context=context, initializer=_install, initargs=(shared,)) as pool:
+        futures = {pool.submit(_call, fn, unit): i for i, unit in enumerate(units)}
+        try:
+            for future in cf.as_completed(futures):
+                results[futures[future]] = future.result()
+                advance(1)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return results
