@@ -65,9 +65,9 @@ def _walk(main):
 
 
 def command_titles(main=None) -> list[tuple[str, str]]:
-    """(nav title, page path) of every command page, in ``--help`` order."""
+    """(nav title, page path) of every command page, in ``--help`` order (titles without ``rankeval``)."""
     main = main or _fresh_cli()
-    return [(path, f"commands/{page}.md") for page, path, _, _ in _walk(main) if page != "index"]
+    return [(path.split(" ", 1)[1], f"commands/{page}.md") for page, path, _, _ in _walk(main) if page != "index"]
 
 
 _ESCAPE = re.compile(r"([\\`*\[\]|])")
