@@ -54,6 +54,20 @@ def _key_int(part: Hashable) -> int:
     return int.from_bytes(digest, "little")
 
 
+#: what the running command asked for (``--jobs``, ``--scheduler``), read by :func:`map_units`
+_configured: dict = {"jobs": None, "scheduler": None}
+
+
+def configure(**settings) -> None:
+    """Set the command's ``jobs`` and/or ``scheduler`` (the ``--jobs``/``--scheduler`` options
+    call this), so that kernels deep in the library run their units accordingly without
+    every signature carrying them."""
+    unknown = set(settings) - set(_configured)
+    if unknown:
+        raise TypeError(f"unknown executor settings: {sorted(unknown)}")
+    _configured.update(settings)
+
+
 def resolve_jobs(jobs: int | None) -> int:
     """The number of worker processes: ``jobs``, else ``$RANKEVAL_JOBS``, else 1.
 
@@ -82,16 +96,18 @@ def resolve_scheduler(scheduler: str | None) -> str | None:
     return os.environ.get(SCHEDULER_ENV, "").strip() or None
 
 
-def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = 1,
+def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
               scheduler: str | None = None, label: str | None = None) -> list:
     """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
 
-    ``fn`` must be a module-level function (it is pickled by reference). ``label``
-    names the phase on the progress display (stderr, terminals only).
+    ``jobs``/``scheduler`` default to what the command configured (:func:`configure`),
+    then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
+    be a module-level function (it is pickled by reference). ``label`` names the phase
+    on the progress display (stderr, terminals only).
     """
     units = list(units)
-    jobs = resolve_jobs(jobs)
-    scheduler = resolve_scheduler(scheduler)
+    jobs = resolve_jobs(jobs if jobs is not None else _configured["jobs"])
+    scheduler = resolve_scheduler(scheduler or _configured["scheduler"])
     if scheduler:
         from ._dask import map_on_cluster
 

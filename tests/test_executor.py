@@ -83,3 +83,16 @@ def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
     with pytest.raises(DataError) as info:
         executor.map_units(draw, range(3), shared=np.ones(3), scheduler="tcp://127.0.0.1:9")
     assert "cannot reach the dask scheduler" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_configured_jobs_are_the_default(monkeypatch):
+    monkeypatch.delenv(executor.JOBS_ENV, raising=False)
+    calls = []
+    monkeypatch.setattr(executor, "_pool", lambda fn, units, shared, jobs, label: calls.append(jobs) or [])
+    executor.configure(jobs=2)
+    try:
+        executor.map_units(draw, range(4), shared=np.ones(3))
+        executor.map_units(draw, range(4), shared=np.ones(3), jobs=3)
+    finally:
+        executor.configure(jobs=None)
+    assert calls == [2, 3]
