@@ -156,10 +156,15 @@ def index_page(main) -> str:
     for page, path, command, _ in _walk(main):
         if page != "index":
             rows.append(f"| [`{path}`]({page}.md) | {_text(command.get_short_help_str(limit=300), 1)} |")
+    parallel = [f"[`{path}`]({page}.md)" for page, path, command, sub in _walk(main)
+                if any("--jobs" in getattr(p, "opts", ()) for p in command.get_params(sub))]
     return ("# Command reference\n\n"
             "Every command and option, generated from the click definitions when the site is built: "
             "the same text as `--help` and the man pages. The task pages explain when to use which.\n\n"
-            "```text\n$ rankeval --help\n" + main.get_help(ctx) + "\n```\n\n" + "\n".join(rows) + "\n")
+            "```text\n$ rankeval --help\n" + main.get_help(ctx) + "\n```\n\n" + "\n".join(rows) + "\n\n"
+            "## Commands with parallel work units\n\n"
+            "These take `--jobs N` and `--scheduler ADDRESS` ([Parallel runs](../parallel.md)): "
+            + (", ".join(parallel) or "none yet") + ".\n")
 
 
 def command_pages(main=None) -> dict[str, str]:
