@@ -209,6 +209,36 @@ def _docstring(doc: str) -> str:
     return "\n".join(out)
 
 
+def _signature(kind: str, name: str, obj) -> str:
+    """``def name(a, *, b: int = 1) -> float``, one parameter a line when it would pass 80 columns."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return f"{kind} {name}(...)"
+
+    def annotation(a):
+        return a if isinstance(a, str) else inspect.formatannotation(a)
+
+    params, star = [], False
+    for p in signature.parameters.values():
+        if p.kind is p.KEYWORD_ONLY and not star:
+            params.append("*")
+        star = star or p.kind in (p.KEYWORD_ONLY, p.VAR_POSITIONAL)
+        text = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+        if p.annotation is not p.empty:
+            text += f": {annotation(p.annotation)}"
+        if p.default is not p.empty:
+            default = "<factory>" if repr(p.default) == "<factory>" else repr(p.default)
+            text += f" = {default}" if p.annotation is not p.empty else f"={default}"
+        params.append(text)
+    returns = "" if signature.return_annotation is signature.empty or kind == "class" \
+        else f" -> {annotation(signature.return_annotation)}"
+    one_line = f"{kind} {name}({', '.join(params)}){returns}"
+    if len(one_line) <= 80:
+        return one_line
+    return f"{kind} {name}(\n" + "".join(f"    {p},\n" for p in params) + f"){returns}"
+
+
 def python_reference() -> str:
     """python-reference.md: every public name of ``rankeval_cli`` with its signature and docstring."""
     _fresh_cli()
@@ -220,12 +250,8 @@ def python_reference() -> str:
     names = [n for n in rankeval_cli.__all__ if callable(getattr(rankeval_cli, n))]
     for name in sorted(names, key=lambda n: inspect.isclass(getattr(rankeval_cli, n))):  # functions first
         obj = getattr(rankeval_cli, name)
-        try:
-            signature = str(inspect.signature(obj))
-        except (TypeError, ValueError):
-            signature = "(...)"
         kind = "class" if inspect.isclass(obj) else "def"
-        parts.append(f"## `{name}`\n\n```python\n{kind} {name}{signature}\n```\n\n{_docstring(obj.__doc__)}")
+        parts.append(f"## `{name}`\n\n```python\n{_signature(kind, name, obj)}\n```\n\n{_docstring(obj.__doc__)}")
         fields = getattr(obj, "__dataclass_fields__", None)
         if fields:
             rows = ["| field | type |", "|---|---|"]
