@@ -6,9 +6,11 @@ installed ``rankeval`` first on PATH; blocks fenced as ```python run from the re
 with the test interpreter. A block right after the comment
 ``<!-- not run by tests/test_readme.py: REASON -->`` is skipped (the set-up commands, which
 .ci/run runs itself; a server); a block that reads ``../shared/`` is skipped when
-``../shared/data`` is not beside the checkout. Any other fence must name a language that is
-only shown (``text``, ``tsv``, ...), so that nothing meant to run is skipped unnoticed. The
-doctest examples of the Python API, which the site shows, run as doctests.
+``../shared/data`` is not beside the checkout, and one that runs a peer program beside
+rankeval to show the same output (NIST's ``trec_eval``) when that program is not installed.
+Any other fence must name a language that is only shown (``text``, ``tsv``, ...), so that
+nothing meant to run is skipped unnoticed. The doctest examples of the Python API, which the
+site shows, run as doctests.
 """
 
 from __future__ import annotations
@@ -103,6 +105,18 @@ def _needs_shared(body: str) -> bool:
     return "../shared/" in body or "scripts/wmt" in body or "scripts/learn-wmt10" in body  # Makefiles default to ../shared/data
 
 
+#: peer programs a block may run beside rankeval to show the same output (NIST's trec_eval)
+PEERS = ("trec_eval",)
+
+
+def _missing_peer(body: str) -> str | None:
+    """The peer program the block runs (as a command, not ``rankeval trec_eval``) that is not on PATH."""
+    for peer in PEERS:
+        if re.search(rf"(?m)(?:^|[|;&(]\s*){peer}\b", body) and shutil.which(peer) is None:
+            return peer
+    return None
+
+
 @pytest.mark.parametrize("block", PYTHON, ids=[b.id for b in PYTHON])
 def test_python_block_runs(block):
     if _needs_shared(block.body) and not (ROOT.parent / "shared" / "data").is_dir():
@@ -116,6 +130,8 @@ def test_python_block_runs(block):
 def test_sh_block_runs(block):
     if _needs_shared(block.body) and not (ROOT.parent / "shared" / "data").is_dir():
         pytest.skip("the block reads ../shared/data, which is not beside this checkout")
+    if _missing_peer(block.body):
+        pytest.skip(f"the block runs {_missing_peer(block.body)}, which is not installed")
     rankeval = shutil.which("rankeval") or str(Path(sys.executable).with_name("rankeval"))
     env = dict(os.environ, PATH=f"{Path(rankeval).parent}{os.pathsep}{os.environ['PATH']}")
     result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=ROOT, env=env,
