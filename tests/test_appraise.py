@@ -96,7 +96,7 @@ def test_header_line_is_skipped(tmp_path):
 
 @pytest.mark.parametrize("text, line, contains", [
     ("u1,sysA,12,TGT,eng,deu\n", 1, "at least 7"),
-    ("u1,sysA,12,TGT,eng,deu,70\nu1,sysB,12,TGT,eng,deu,seventy\n", 2, "not a number"),
+    ("u1,sysA,12,TGT,eng,deu,70\nu1,sysB,12,TGT,eng,deu,seventy\n", 2, "not a finite number"),
     ("u1,sysA,12,TGT,eng,deu,70\nu1,sysB,12,TGT,eng,deu,70,5,6\n", 2, "expected 7 fields"),
     ("u1,sysA,12,TGT,eng,deu,70,doc,False\nu1,sysA,12,TGT,eng,deu,70,doc,maybe\n", 2, "True or False"),
     ("u1,sysA,12,TGT,eng,deu,70,x,y,z\n", 1, "not an Appraise score export"),

@@ -60,26 +60,27 @@ def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None
     name = source_name(source)
     keep = _types(item_types)
     left_out: collections.Counter = collections.Counter()
+    numbers: list = []
     rows: list = []
     layout = None
     for number, text in iter_lines(source):
-        if not text.strip():
+        if not text or text.isspace():
             continue
         fields = split_csv(text, name, number)
         if layout is None:
             if _is_header(fields):
                 continue
             layout = _Layout.of(fields, name, number)
-        row = layout.parse(fields, name, number)
-        if row[3] not in keep:
-            left_out[row[3]] += 1
-            continue
-        rows.append((number, row))
+        if len(fields) != layout.width:
+            raise DataError(f"expected {layout.width} fields as on the first line, found {len(fields)}",
+                            name, number)
+        numbers.append(number)
+        rows.append(fields)
         if len(rows) >= BATCH_ROWS:
-            yield _batch(rows, layout, name)
-            rows = []
+            yield from _batch(rows, numbers, layout, keep, left_out, name)
+            numbers, rows = [], []
     if rows:
-        yield _batch(rows, layout, name)
+        yield from _batch(rows, numbers, layout, keep, left_out, name)
     if left_out:
         counts = ", ".join(f"{n} {t}" for t, n in sorted(left_out.items()))
         (report or _warn)(f"{name}: left out {counts} rows (item types not in --item-types "
@@ -121,47 +122,48 @@ class _Layout:
                             "tasks) or 9 to 14 with a document id and True/False (document tasks)", name, number)
         return cls(width, document, spans, len(rest) >= 2)
 
-    def parse(self, fields: list[str], name: str, number: int) -> tuple:
-        """(judge, system, item, type, lp, score text, docid, document, start, end) of one line."""
-        if len(fields) != self.width:
-            raise DataError(f"expected {self.width} fields as on the first line, found {len(fields)}",
-                            name, number)
-        judge, system, item, kind, src, tgt, score = (f.strip() for f in fields[:7])
-        for label, value in (("user", judge), ("system", system), ("item", item)):
-            if not value:
-                raise DataError(f"empty {label} id", name, number)
-        if not is_number(score):
-            raise DataError(f"score {score!r} is not a number", name, number)
-        docid = document = ""
-        at = 7
-        if self.document:
-            docid, document = fields[7].strip(), fields[8]
-            if document not in _BOOL:
-                raise DataError(f"expected True or False in field 9 (complete document), found {document!r}",
-                                name, number)
-            at = 10 if self.spans else 9
-        start, end = (fields[at], fields[at + 1]) if self.times else ("", "")
-        return judge, system, item, kind.upper(), lp_of(src, tgt), score, docid, document, start, end
+    @property
+    def time_fields(self) -> int:
+        return (10 if self.spans else 9) if self.document else 7
 
 
-def _batch(rows: list, layout: _Layout, name: str) -> Batch:
+def _batch(rows: list, numbers: list, layout: _Layout, keep: frozenset, left_out, name: str):
+    """The kept rows of a run of lines as one batch (none if every row was left out)."""
     from .columns import parse_numbers
 
-    numbers = np.array([n for n, _ in rows], dtype=np.int64)
-    judge, system, item, kind, lp, score, docid, document, start, end = (
-        _objects(column) for column in zip(*(r for _, r in rows)))
-    segment = _objects([f"{d}::{i}" for d, i in zip(docid.tolist(), item.tolist())]) if layout.document else item
-    values = parse_numbers(score.tolist(), "score", name, numbers)
-    if not np.isfinite(values).all():
-        raise DataError("score is not a finite number", name, int(numbers[~np.isfinite(values)][0]))
-    extra = {"lp": lp, "segment": segment, "judge": judge, "type": kind, "score": score}
+    table = np.empty((len(rows), layout.width), dtype=object)
+    table[:] = rows
+    kind = _objects([k.upper() for k in table[:, 3].tolist()])
+    kept = np.isin(kind, list(keep))
+    if not kept.all():
+        left_out.update(kind[~kept].tolist())
+        table, kind = table[kept], kind[kept]
+    if not len(table):
+        return
+    lines = np.asarray(numbers, dtype=np.int64)[kept]
+    for column, label in ((0, "user"), (1, "system"), (2, "item")):
+        _first_bad(table[:, column] == "", f"empty {label} id", lines, name)
+    judge, system, item, score = table[:, 0], table[:, 1], table[:, 2], table[:, 6]
+    values = parse_numbers(score.tolist(), "score", name, lines)
+    _first_bad(~np.isfinite(values), "score is not a finite number", lines, name)
+    lp = _objects([lp_of(src, tgt) for src, tgt in zip(table[:, 4].tolist(), table[:, 5].tolist())])
+    extra = {"lp": lp, "segment": item, "judge": judge, "type": kind, "score": score}
     if layout.document:
-        extra.update(docid=docid, document=document)
+        docid, document = table[:, 7], table[:, 8]
+        _first_bad(~np.isin(document, _BOOL), "expected True or False in field 9 (complete document)", lines, name)
+        extra.update(segment=_objects([f"{d}::{i}" for d, i in zip(docid.tolist(), item.tolist())]), docid=docid,
+                     document=document)
     if layout.times:
-        extra.update(start_time=start, end_time=end)
-    group = _objects([f"{l}:{s}:{n}" for l, s, n in zip(lp.tolist(), segment.tolist(), numbers.tolist())])
-    return Batch(group=group, offsets=offsets_from_sizes(np.ones(len(rows), dtype=np.int64)), item=system,
-                 gold=-values, pred=np.full(len(rows), np.nan), extra=extra, line=numbers, source=name)
+        extra.update(start_time=table[:, layout.time_fields], end_time=table[:, layout.time_fields + 1])
+    group = _objects([f"{l}:{s}:{n}" for l, s, n in zip(lp.tolist(), extra["segment"].tolist(), lines.tolist())])
+    n = len(table)
+    yield Batch(group=group, offsets=offsets_from_sizes(np.ones(n, dtype=np.int64)), item=system, gold=-values,
+                pred=np.full(n, np.nan), extra=extra, line=lines, source=name)
+
+
+def _first_bad(bad: np.ndarray, message: str, lines: np.ndarray, name: str) -> None:
+    if bad.any():
+        raise DataError(message, name, int(lines[np.argmax(bad)]))
 
 
 def _objects(values) -> np.ndarray:
