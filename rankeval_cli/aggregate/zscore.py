@@ -317,8 +317,7 @@ def bootstrap_unit(shared: dict, unit: tuple) -> np.ndarray:
     return out
 
 
-def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level: float, jobs=None,
-                  scheduler=None) -> None:
+def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level: float) -> None:
     """ci_low/ci_high of each ranking's value by the segment bootstrap (module doc)."""
     from ..executor import map_units
     from ..stats.resample import percentile_interval
@@ -331,8 +330,7 @@ def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level
         shared[part] = (cell_system, cell.segment, scores, cell.n_segments, len(ranking.systems), seed)
         units += [(part, start, min(start + REPLICATES_PER_UNIT, replicates))
                   for start in range(0, replicates, REPLICATES_PER_UNIT)]
-    results = map_units(bootstrap_unit, units, shared=shared, jobs=jobs, scheduler=scheduler,
-                        label="bootstrap")
+    results = map_units(bootstrap_unit, units, shared=shared, label="bootstrap")
     for part, ranking in enumerate(rankings):
         values = np.vstack([r for u, r in zip(units, results) if u[0] == part])
         bounds = [percentile_interval(values[:, i], level) for i in range(values.shape[1])]
@@ -345,7 +343,7 @@ def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level
 
 def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: bool = False, rank_by: str = "z",
                 shared_segments: bool = False, alpha: float = DEFAULT_ALPHA, bootstrap: int = 0,
-                seed: int = 0, level: float = 0.95, jobs=None, scheduler=None) -> list[ZRanking]:
+                seed: int = 0, level: float = 0.95) -> list[ZRanking]:
     """One :class:`ZRanking` per ``by`` key (module doc).
 
     >>> import numpy as np
@@ -366,7 +364,7 @@ def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: boo
         rankings.append(ranking)
         all_cells.append(cells)
     if bootstrap > 0 and rankings:
-        add_intervals(rankings, all_cells, bootstrap, seed, level, jobs, scheduler)
+        add_intervals(rankings, all_cells, bootstrap, seed, level)
     return rankings
 
 

@@ -98,6 +98,7 @@ def method_options(f):
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.jobs_options
 @method_option("Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
                + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
                names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
@@ -108,11 +109,10 @@ def method_options(f):
 @score_options
 @fusion_options
 @bootstrap_options
-@_common.jobs_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
-            alpha, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed, jobs, scheduler):
+            alpha, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items (systems).
 
     Within each group, item i wins against j when its value is strictly lower
@@ -177,7 +177,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
             raise click.UsageError("z-score ranks the gold (human) scores; give neither --column nor "
                                    "--output-format trec")
         return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
-                               rank_by, shared_segments, alpha, _ci.resolve(ci, bootstrap, seed), jobs, scheduler)
+                               rank_by, shared_segments, alpha, _ci.resolve(ci, bootstrap, seed))
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
@@ -197,7 +197,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
 
 
 def score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better, rank_by,
-                    shared_segments, alpha, resampling, jobs, scheduler):
+                    shared_segments, alpha, resampling):
     """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
     from ..aggregate import zscore
     from ..summary import signature
@@ -206,8 +206,7 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
                               else (0, 0, 0.95))
     rankings = zscore.rank_stream(_common.read_inputs(files, input_format, exclude_systems), by=by,
                                   higher_better=higher_better, rank_by=rank_by, shared_segments=shared_segments,
-                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level, jobs=jobs,
-                                  scheduler=scheduler)
+                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level)
     zscore.report(rankings, by, _common.warn)
     if not rankings:
         _common.warn("no judgments in the input")
