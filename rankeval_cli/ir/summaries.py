@@ -4,14 +4,29 @@ per query, or trec_eval's printed lines."""
 from __future__ import annotations
 
 
+def mean_value(measure, values) -> float:
+    """A run's value from its queries': the mean (NaN without a query), the sum for counts
+    (trec_eval), the geometric mean for gm_map and gm_bpref (their per-query values are
+    log(max(v, 0.00001)): exp of the mean)."""
+    import math
+
+    total = math.fsum(values.tolist())
+    if measure.summed:
+        return total
+    if not len(values):
+        return math.nan
+    d = getattr(measure, "definition", None)
+    if d is not None and d.summary == "gmean":
+        return math.exp(total / len(values))
+    return total / len(values)
+
+
 def summary_value(measure, run, settings) -> float:
     """The ``all`` value; with --all-queries, num_rel's is trec_eval's count of the judgments
     with grade > 0 (whatever --rel-level), as its ``te_calc_avg_num_rel`` computes it."""
-    from ..measures.ir import summary_value as reduce
-
     if measure.kind == "num_rel" and settings.all_queries:
         return float(run.positive)
-    return reduce(measure, run.values(measure.name))
+    return mean_value(measure, run.values(measure.name))
 
 
 def summary_records(runs, measures, settings, resampling=None, attach_interval=None) -> list:
