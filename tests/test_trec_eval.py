@@ -234,3 +234,10 @@ def test_python_api():
     finally:
         os.chdir(old)
     assert text == (DATA / OUTPUTS["10"] / "run1-q-all_trec.out").read_text(encoding="utf-8")
+
+
+def test_judgments_without_a_query_are_an_error(tmp_path):
+    (tmp_path / "empty").write_text("")
+    result = run([str(tmp_path / "empty"), str(DATA / "run1")])
+    assert result.exit_code == 1 and "the judgments hold no query" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

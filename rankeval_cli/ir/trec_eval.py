@@ -190,6 +190,8 @@ class _Evaluator:
         from ..measures.ir import ranking_from_joined
 
         o = self.options
+        if not self.rel_info.qids:  # trec_eval: "Cannot read qrels file" (exit 2)
+            raise DataError("the judgments hold no query", self.rel_info.source)
         join_qrels = self.rel_info if self.reads == "qrels" else _query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         runid = None
