@@ -344,3 +344,22 @@ def test_readers(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sums_are_formed_term_after_term(seed):
+    """sequential_prefix equals a Python loop to the last bit, short and long groups alike."""
+    from rankeval_cli.measures.trec.queries import sequential_prefix
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([0, 1, 3, 47, 48, 49, 300], size=30)
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    values = rng.random(int(offsets[-1])) / rng.integers(1, 1000, size=int(offsets[-1]))
+    got = sequential_prefix(values, offsets)
+    want = []
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        total = 0.0
+        for v in values[a:b].tolist():
+            total += v
+            want.append(total)
+    assert got.tolist() == want

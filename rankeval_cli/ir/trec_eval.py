@@ -23,7 +23,6 @@ trec_eval 10.0's rules, from its ``trec_eval.c``, ``meas_*.c`` and ``measures.c`
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,11 +32,12 @@ from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
 from ..measures.trec.names import UnknownMeasure, parse as parse_name
 from ..measures.trec.params import ParamError, parse_params
+from .judgments import judgment_group_batch, preference_batch, query_list, read_rel_info, stand_in
+from .rankings import BATCH_ROWS, concatenated, float32_order, with_float_blocks
+from .summaries import trec_eval_lines
 
 #: what ``-v`` reports per emulated version
 VERSION_STRINGS = {10: "10.0-rc3", 9: "9.0.8"}
-#: the document of the ranking trec_eval 10.0 gives a query the run lacks, under -c
-BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
 #: -R formats and what their measures read
 REL_FORMATS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
 MISSING_ZSCORE = -1000000.0
@@ -164,20 +164,6 @@ def evaluate(options: Options, rel_path: str, run_path: str, *, rel_info=None) -
     return _Evaluator(options, requests, rel_info, reads).run(run_path)
 
 
-def read_rel_info(rel_format: str, path: str):
-    from ..formats import trec
-
-    if rel_format == "qrels":
-        return trec.read_qrels(path)
-    if rel_format == "qrels_jg":
-        from ..formats.qrels_jg import read_qrels_jg
-
-        return read_qrels_jg(path)
-    from ..formats.prefs import read_prefs
-
-    return read_prefs(path, qrels_layout=rel_format == "qrels_prefs")
-
-
 class _Evaluator:
     def __init__(self, options: Options, requests, rel_info, reads):
         self.options, self.requests, self.rel_info, self.reads = options, requests, rel_info, reads
@@ -192,7 +178,7 @@ class _Evaluator:
         o = self.options
         if not self.rel_info.qids:  # trec_eval: "Cannot read qrels file" (exit 2)
             raise DataError("the judgments hold no query", self.rel_info.source)
-        join_qrels = self.rel_info if self.reads == "qrels" else _query_list(self.rel_info)
+        join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         runid = None
         pending, rows = [], 0
@@ -206,57 +192,38 @@ class _Evaluator:
             if joined.n_queries == 0 or (bogus and o.version < 10):
                 continue
             if bogus:
-                self._batch(joined.qids, *self._bogus(joined), True, simple)
+                self._batch(joined.qids, *stand_in(joined, self.rel_info, self.reads), True, simple)
                 continue
             pending.append((joined.qids, ranking_from_joined(joined), part.docno[joined.row], part.score[joined.row]))
             rows += len(joined.row)
             if rows >= BATCH_ROWS:
-                self._batch(*_concatenated(pending), False, simple)
+                self._batch(*concatenated(pending), False, simple)
                 pending, rows = [], 0
         if pending:
-            self._batch(*_concatenated(pending), False, simple)
+            self._batch(*concatenated(pending), False, simple)
         if runid is None:
             raise DataError("the run holds no line", run_path)
         return self._result(runid)
-
-    def _bogus(self, joined):
-        """trec_eval 10.0's ranking of a query the run lacks: one document with score 1."""
-        from ..measures.ir import Ranking
-
-        q = joined.n_queries
-        rel = np.full(q, -1, dtype=np.int64)
-        if self.reads == "qrels":
-            qrels = self.rel_info
-            index = {qid: i for i, qid in enumerate(qrels.qids)}
-            for j, qid in enumerate(joined.qids):
-                i = index[qid]
-                hit = np.flatnonzero(qrels.docno[qrels.offsets[i]:qrels.offsets[i + 1]] == BOGUS_DOCNO)
-                if len(hit):
-                    grade = int(qrels.grade[qrels.offsets[i] + hit[0]])
-                    rel[j] = grade if grade >= 0 else -2
-        ranking = Ranking(np.arange(q + 1, dtype=np.int64), rel, np.arange(q, dtype=np.int64), joined.judged_offsets,
-                          joined.judged_grade)
-        return ranking, np.full(q, BOGUS_DOCNO, dtype="S24"), np.ones(q)
 
     def _batch(self, qids, ranking, docno, score, bogus, simple):
         from ..measures.trec.engine import kept, policy_order, reorder, subset
 
         o = self.options
         if self.reads == "prefs":
-            batch = self._prefs_batch(qids, self._prefs_order(ranking, docno, score))
+            batch = preference_batch(self.rel_info, qids, ranking, docno, score, o)
         else:
             if o.version < 10:
-                order = _float32_order(ranking, score, docno)
+                order = float32_order(ranking, score, docno)
                 if order is not None:
-                    ranking, docno, score = _blocks_of(reorder(ranking, order), score[order]), docno[order], \
-                        score[order]
+                    ranking = with_float_blocks(reorder(ranking, order), score[order])
+                    docno, score = docno[order], score[order]
             order = policy_order(ranking, o.tie_policy)
             if order is not None:
                 ranking, docno = reorder(ranking, order), docno[order]
             keep = kept(ranking, None if simple else o.max_docs)
             ranking, docno = subset(ranking, keep), (docno if keep is None else docno[keep])
             if self.reads == "qrels_jg":
-                batch = self._jg_batch(qids, ranking, docno)
+                batch = judgment_group_batch(self.rel_info, qids, ranking, docno, o)
             else:
                 ranking = cut(ranking, None, o.judged_only)
                 batch = query_batch(ranking, rel_level=o.rel_level, tie_policy=o.tie_policy,
@@ -280,67 +247,6 @@ class _Evaluator:
         if bogus:
             _clean_bogus(columns)
         self.rows.append((list(qids), columns))
-
-    # -- judgment groups and preferences
-    def _jg_batch(self, qids, ranking, docno):
-        """One pseudo-query per (query, judgment group), its documents judged by that group."""
-        from ..measures.ir import Ranking
-        from ..measures.trec.groups import JudgmentGroups
-
-        o = self.options
-        index = {q: i for i, q in enumerate(self.rel_info.qids)}
-        offsets, rel, blocks, j_offsets, j_grade, owner = [0], [], [], [0], [], []
-        for qi, qid in enumerate(qids):
-            lo, hi = ranking.offsets[qi], ranking.offsets[qi + 1]
-            docs, tb = docno[lo:hi], np.asarray(ranking.tie_block[lo:hi])
-            for _, jdocs, jgrades in self.rel_info.groups[index[qid]]:
-                r = np.full(len(docs), -1, dtype=np.int64)
-                if len(jdocs) and len(docs):
-                    width = max(jdocs.dtype.itemsize, docs.dtype.itemsize)
-                    jd, dd = jdocs.astype(f"S{width}"), docs.astype(f"S{width}")
-                    at = np.minimum(np.searchsorted(jd, dd), len(jd) - 1)
-                    found = jd[at] == dd
-                    g = jgrades[at[found]]
-                    r[found] = np.where(g >= 0, g, -2)
-                keep = r >= 0 if o.judged_only else np.ones(len(r), dtype=bool)
-                rel.append(r[keep])
-                blocks.append(tb[keep])
-                offsets.append(offsets[-1] + int(keep.sum()))
-                grades = np.sort(jgrades[jgrades >= 0])[::-1]
-                j_grade.append(grades)
-                j_offsets.append(j_offsets[-1] + len(grades))
-                owner.append(qi)
-
-        def joined(parts):
-            return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-        pseudo = Ranking(np.array(offsets, dtype=np.int64), joined(rel), joined(blocks),
-                         np.array(j_offsets, dtype=np.int64), joined(j_grade))
-        qb = query_batch(pseudo, rel_level=o.rel_level, tie_policy=o.tie_policy, num_docs_in_coll=o.num_docs,
-                         version=o.version)
-        return JudgmentGroups(qb, np.array(owner, dtype=np.int64), len(qids))
-
-    def _prefs_order(self, ranking, docno, score):
-        """Per query the retrieved docnos in the order of trec_eval's preference code: score
-        descending, ties by docno ascending (scores as C floats in trec_eval 9); the first -M kept."""
-        o = self.options
-        score = np.asarray(score).astype(np.float32 if o.version < 10 else np.float64)
-        out = []
-        for qi in range(ranking.n_queries):
-            lo, hi = ranking.offsets[qi], ranking.offsets[qi + 1]
-            docs, scores = docno[lo:hi].tolist(), score[lo:hi].tolist()
-            order = sorted(range(len(docs)), key=lambda i: (-scores[i], docs[i]))
-            if o.max_docs is not None:
-                order = order[:max(o.max_docs, 0)]
-            out.append([docs[i] for i in order])
-        return out
-
-    def _prefs_batch(self, qids, ranked):
-        from ..measures.trec.preferences import PrefsBatch, query_prefs
-
-        index = {q: i for i, q in enumerate(self.rel_info.qids)}
-        return PrefsBatch([query_prefs(self.rel_info.lines[index[q]], ranked[i], q, self.rel_info.source)
-                           for i, q in enumerate(qids)])
 
     # -- the whole run
     def _result(self, runid: str) -> Evaluation:
@@ -366,75 +272,6 @@ class _Evaluator:
         return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive)
 
 
-#: rows evaluated at once: joined parts are gathered up to this many (fewer, larger numpy steps)
-BATCH_ROWS = 1 << 16
-
-
-def _concatenated(parts):
-    """One (qids, ranking, docno, score) of several consecutive joined parts."""
-    from ..measures.ir import Ranking
-
-    if len(parts) == 1:
-        return parts[0]
-    qids = [q for p in parts for q in p[0]]
-    rankings = [p[1] for p in parts]
-
-    def offsets(arrays):
-        sizes = np.concatenate([np.diff(a) for a in arrays])
-        return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-
-    blocks, shift = [], 0
-    for r in rankings:
-        b = np.asarray(r.tie_block, dtype=np.int64)
-        blocks.append(b - (b[0] if len(b) else 0) + shift)
-        shift = int(blocks[-1][-1]) + 1 if len(b) else shift
-    ranking = Ranking(offsets([r.offsets for r in rankings]), np.concatenate([r.rel for r in rankings]),
-                      np.concatenate(blocks), offsets([r.judged_offsets for r in rankings]),
-                      np.concatenate([r.judged_grade for r in rankings]))
-    width = max(p[2].dtype.itemsize for p in parts)
-    docno = np.concatenate([p[2].astype(f"S{width}") for p in parts])
-    return qids, ranking, docno, np.concatenate([p[3] for p in parts])
-
-
-def _query_list(rel_info):
-    """A qrels with the queries of judgment groups or preferences and no judgment (the join
-    then only orders and groups the run)."""
-    from ..formats.trec import Qrels
-
-    qids = list(rel_info.qids)
-    return Qrels(rel_info.source, qids, np.zeros(len(qids) + 1, dtype=np.int64), np.zeros(0, "S8"),
-                 np.zeros(0, np.int64), np.zeros(0, np.int64))
-
-
-def _float32_order(ranking, score, docno) -> np.ndarray | None:
-    """trec_eval 9 keeps scores as C floats: scores equal as floats are tied, and tied
-    documents go by docno descending. The rows' new order (None = unchanged)."""
-    from ..formats.trec import docno_words
-
-    f = np.asarray(score).astype(np.float32)
-    if len(f) < 2:
-        return None
-    sizes = np.diff(ranking.offsets)
-    group = np.repeat(np.arange(len(sizes)), sizes)
-    block = np.cumsum(~np.r_[False, (f[1:] == f[:-1]) & (group[1:] == group[:-1])]) - 1
-    old = np.asarray(ranking.tie_block)
-    if np.array_equal(np.r_[True, block[1:] != block[:-1]], np.r_[True, old[1:] != old[:-1]]):
-        return None
-    words = docno_words(np.asarray(docno))
-    return np.lexsort((*[~words[:, j] for j in range(words.shape[1] - 1, -1, -1)], block))
-
-
-def _blocks_of(ranking, score):
-    """The ranking with tie blocks of equal float scores."""
-    from ..measures.ir import Ranking
-
-    f = np.asarray(score).astype(np.float32)
-    sizes = np.diff(ranking.offsets)
-    group = np.repeat(np.arange(len(sizes)), sizes)
-    block = np.cumsum(~np.r_[False, (f[1:] == f[:-1]) & (group[1:] == group[:-1])]) - 1
-    return Ranking(ranking.offsets, ranking.rel, block, ranking.judged_offsets, ranking.judged_grade)
-
-
 def _clean_bogus(columns: dict) -> None:
     """What trec_eval 10.0 resets after evaluating its stand-in ranking (by exact value name)."""
     for name, col in columns.items():
@@ -445,23 +282,6 @@ def _clean_bogus(columns: dict) -> None:
 
 
 # ---- printing ------------------------------------------------------------------------------
-
-def c_float(value: float) -> str:
-    """C's ``%6.4f``: NaN as ``nan`` or ``-nan`` by its sign bit, infinities as ``inf``."""
-    if math.isnan(value):
-        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
-        return f"{text:>6}"
-    if math.isinf(value):
-        return f"{'-inf' if value < 0 else 'inf':>6}"
-    return f"{value:6.4f}"
-
-
-def c_long(value: float) -> str:
-    """C's ``(long) value`` printed with ``%ld``: truncated toward zero."""
-    if not math.isfinite(value):
-        return str(-2 ** 63)
-    return str(int(value))
-
 
 def zscores(evaluation: Evaluation, table: dict) -> None:
     """Every per-query value as its z-score against ``table`` (trec_eval's ``-Z``)."""
@@ -479,60 +299,6 @@ def zscores(evaluation: Evaluation, table: dict) -> None:
         evaluation.values[name] = out
 
 
-def lines(evaluation: Evaluation, options: Options) -> str:
-    """What trec_eval prints for the run."""
-    z = options.zscores is not None
-    mark = "Z" if z else ""
-    out = []
-    if options.per_query:
-        for i, qid in enumerate(evaluation.qids):
-            for d, params in evaluation.requests:
-                if not d.per_query:
-                    continue
-                for name in d.value_names(params):
-                    v = evaluation.values[name][i]
-                    if d.value == "str":
-                        out.append(f"{name:<22s}\t{qid}\t'{v}'")
-                    elif d.value == "int" and not z:
-                        out.append(f"{name:<22s}\t{qid}\t{c_long(v)}")
-                    else:
-                        out.append(f"{mark}{name:<22s}\t{qid}\t{c_float(v)}")
-    if options.summary:
-        for d, params in evaluation.requests:
-            for name in d.value_names(params):
-                if d.summary == "runid":
-                    out.append(f"{'runid':<22s}\tall\t{evaluation.runid}")
-                    continue
-                if d.summary == "none":
-                    continue
-                v = summary(d, name, evaluation, options)
-                if d.value == "int" and not z:
-                    out.append(f"{name:<22s}\tall\t{c_long(v)}")
-                else:
-                    out.append(f"{mark}{name:<22s}\tall\t{c_float(v)}")
-    return "".join(line + "\n" for line in out)
-
-
-def summary(d: registry.Definition, name: str, evaluation: Evaluation, options: Options) -> float:
-    """The ``all`` value, formed as trec_eval forms it."""
-    n_eval = len(evaluation.qids)
-    n = evaluation.qrels_queries if options.complete else n_eval
-    if d.summary == "queries":
-        return float(n)
-    if name == "num_rel" and options.complete and options.zscores is None:
-        return float(evaluation.positive)
-    column = evaluation.values[name]
-    total = float(np.cumsum(column)[-1]) if len(column) else 0.0
-    if d.summary == "sum":
-        return total
-    if d.summary == "gmean":
-        if n <= 0:
-            return total
-        total += (n - n_eval) * math.log(0.00001)
-        return math.exp(total / n)
-    return total / n if n else total
-
-
 def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str:
     """The whole output of ``trec_eval OPTIONS REL_PATH RUN_PATH``."""
     evaluation = evaluate(options, rel_path, run_path, rel_info=rel_info)
@@ -542,4 +308,4 @@ def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str
         from ..formats.zscores import read_zscores
 
         zscores(evaluation, read_zscores(options.zscores))
-    return lines(evaluation, options)
+    return trec_eval_lines(evaluation, options)
