@@ -115,8 +115,33 @@ def select(measure_args, version: int = 10) -> list[tuple[registry.Definition, r
         elif d.name in extra:
             params = _merged(d, extra[d.name])
         else:
-            params = d.defaults()
+            params = None
         out.append((d, params))
+    return _shared_gains(out)
+
+
+#: measures of one file sharing one parameter list (m_ndcg.c's default_ndcg_gains)
+SHARED_PARAMS = ("dcg", "ideal_dcg", "ndcg")
+
+
+def _shared_gains(requests):
+    """Parameters as trec_eval ends up with them (None = not given). dcg, ideal_dcg and ndcg share
+    one parameter structure in trec_eval 10: each takes, at its initialization in trec_eval's order,
+    the last parameters given to one of them so far (its printed name shows them), and all three
+    compute with the last ones. (When two of them print named parameters, trec_eval frees that
+    structure twice at exit and may abort.)"""
+    shared, names = None, {}
+    for d, params in requests:
+        if d.name in SHARED_PARAMS:
+            shared = params if params is not None else shared
+            names[d.name] = shared
+    out = []
+    for d, params in requests:
+        if d.name in SHARED_PARAMS:
+            final = shared if shared is not None else d.defaults()
+            named = names[d.name]
+            params = registry.Params(final.values, named.text if named is not None else None)
+        out.append((d, params if params is not None else d.defaults()))
     return out
 
 
@@ -191,8 +216,8 @@ class _Evaluator:
             bogus = part.n_rows == 0  # the qrels' queries the run lacks (-c)
             if joined.n_queries == 0 or (bogus and o.version < 10):
                 continue
-            if bogus:
-                self._batch(joined.qids, *stand_in(joined, self.rel_info, self.reads), True, simple)
+            if bogus:  # (cut by -M too: the join did not see it)
+                self._batch(joined.qids, *stand_in(joined, self.rel_info, self.reads), True, False)
                 continue
             pending.append((joined.qids, ranking_from_joined(joined), part.docno[joined.row], part.score[joined.row]))
             rows += len(joined.row)
