@@ -41,6 +41,7 @@ class JudgmentGroup:
     ecs: list = field(default_factory=list)  # [(level, sorted ranks)] highest level first; empty for a matrix
     matrix: np.ndarray | None = None  # closed preference matrix (J × J bool)
     levels: np.ndarray | None = None  # per internal rank: its level in this JG, −1 if none
+    last_class_at: int = 0  # where the ranks of its last class start in the query's pool
 
 
 @dataclass
@@ -51,6 +52,7 @@ class QueryPrefs:
     num_judged: int
     num_judged_ret: int
     counts: np.ndarray  # CA, J × J
+    pool: np.ndarray = None  # the ranks of every class-list JG's classes, one after the other (trec_eval's rank_pool)
 
 
 def query_prefs(lines, ranked, qid: str = "", source: str | None = None) -> QueryPrefs:
@@ -68,7 +70,7 @@ def query_prefs(lines, ranked, qid: str = "", source: str | None = None) -> Quer
     rows = sorted(((jg, jsg, -level, rank[d], level, d) for jg, jsg, level, d in lines),
                   key=lambda r: (r[0], r[1], r[2], r[3]))
     counts = np.zeros((j, j), dtype=np.int64)
-    groups = []
+    groups, pool = [], []
     start = 0
     for i in range(1, len(rows) + 1):
         if i == len(rows) or rows[i][0] != rows[start][0]:
@@ -76,9 +78,12 @@ def query_prefs(lines, ranked, qid: str = "", source: str | None = None) -> Quer
             if len({r[1] for r in part}) > 1:
                 groups.append(_matrix_group(part, j, j_r, counts, qid, source))
             else:
-                groups.append(_ec_group(part, j_r, counts, qid, source))
+                g = _ec_group(part, j_r, counts, qid, source)
+                g.last_class_at = len(pool) + sum(len(ranks) for _, ranks in g.ecs[:-1])
+                pool.extend(r for _, ranks in g.ecs for r in ranks.tolist())
+                groups.append(g)
             start = i
-    return QueryPrefs(groups, j, j_r, counts)
+    return QueryPrefs(groups, j, j_r, counts, np.array(pool, dtype=np.int64))
 
 
 def _ec_group(rows, j_r, counts, qid, source) -> JudgmentGroup:
@@ -325,8 +330,10 @@ def _recount(g: JudgmentGroup, q: QueryPrefs, retrieved_only: bool):
     jr = q.num_judged_ret
     ful = poss = 0
     if g.ecs:
+        # trec_eval takes the first R entries from the start of the last class, reading on into the
+        # classes of the next judgment groups when the last class holds fewer (levels below 0)
         keep = g.num_rel_ret if retrieved_only else g.num_rel
-        nonrel = g.ecs[-1][1][:keep]
+        nonrel = q.pool[g.last_class_at:g.last_class_at + keep]
         classes = [ranks[ranks < jr] if retrieved_only else ranks for _, ranks in g.ecs]
         if retrieved_only:
             nonrel = nonrel[np.cumprod(nonrel < jr).astype(bool)]
