@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 NONPOOL, UNJUDGED = -1, -2
 
 
@@ -19,14 +21,15 @@ class Q:
         top = max(judged) if judged else -1
         self.rel_levels = [sum(1 for g in judged if g == v) for v in range(top + 1)]
         self.num_rel_levels = top + 1
-        self.num_ret = len(self.rels)
-        self.num_rel = sum(c for v, c in enumerate(self.rel_levels) if v >= level)
-        self.num_rel_ret = sum(1 for r in self.rels if r >= 0 and r >= level)
+        # numpy integers: a division by zero gives inf or NaN, as in C
+        self.num_ret = np.int64(len(self.rels))
+        self.num_rel = np.int64(sum(c for v, c in enumerate(self.rel_levels) if v >= level))
+        self.num_rel_ret = np.int64(sum(1 for r in self.rels if r >= 0 and r >= level))
         self.nonpool = sum(1 for r in self.rels if r == NONPOOL)
         self.unjudged = sum(1 for r in self.rels if r == UNJUDGED)
 
     def rel_at(self, cut):
-        return sum(1 for r in self.rels[:cut] if r >= self.level)
+        return np.int64(sum(1 for r in self.rels[:cut] if r >= self.level))
 
 
 def cutoff_values(q, cutoffs, fn):
@@ -75,7 +78,7 @@ def gm_map(q):
     s, so_far = ap_sum(q)
     if so_far:
         s = s / q.num_rel
-    return math.log(max(s, 0.00001))
+    return float(np.log(max(s, 0.00001)))
 
 
 def Rprec(q):
@@ -127,7 +130,7 @@ def infAP(q):
 
 def yaap(q):
     s, _ = ap_sum(q)
-    return math.log((1.0 + s) / (1.0 + q.num_rel - s))
+    return float(np.log(np.float64(1.0 + s) / (1.0 + q.num_rel - s)))
 
 
 def binG(q):
@@ -186,15 +189,21 @@ def eleven_pt(q, fractions):
 
 
 def Rprec_mult(q, fractions):
-    out = []
-    for x in fractions:
-        c = int(x * q.num_rel + 0.9)
-        if c > q.num_ret:
-            out.append(q.num_rel_ret / c)
-        elif c >= 1:
-            out.append(q.rel_at(c) / c)
-        else:
-            out.append(0.0)
+    cutoffs = [int(x * q.num_rel + 0.9) for x in fractions]
+    out = [0.0] * len(cutoffs)
+    cur = len(cutoffs) - 1
+    while cur >= 0 and cutoffs[cur] > q.num_ret:
+        out[cur] = q.num_rel_ret / cutoffs[cur]
+        cur -= 1
+    so_far = q.num_rel_ret
+    i = q.num_ret
+    while i > 0 and so_far > 0:
+        while cur >= 0 and i == cutoffs[cur]:
+            out[cur] = so_far / i
+            cur -= 1
+        if q.rels[i - 1] >= q.level:
+            so_far -= 1
+        i -= 1
     return out
 
 

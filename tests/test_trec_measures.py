@@ -110,7 +110,7 @@ def batch_of(qs, level=1, version=10):
 
 
 @settings(max_examples=150, deadline=None)
-@given(queries, st.sampled_from([1, 1, 2, 0]), st.sampled_from([10, 9]))
+@given(queries, st.sampled_from([1, 1, 2, 0, -1]), st.sampled_from([10, 9]))
 def test_kernels_equal_trec_eval_loops(qs, level, version):
     qb, twins = batch_of(qs, level, version)
     for name, text, fn in CASES:
@@ -120,7 +120,8 @@ def test_kernels_equal_trec_eval_loops(qs, level, version):
         params = d.defaults() if text is None else parse_params(d, text)
         got = compute(qb, d, params)
         for i, q in enumerate(twins):
-            want = fn(q, params.values)
+            with np.errstate(all="ignore"):
+                want = fn(q, params.values)
             assert np.allclose(got[i], want, rtol=1e-12, atol=1e-12, equal_nan=True), (name, text, qs[i], got[i], want)
 
 

@@ -93,7 +93,11 @@ def r_precision_multiples(qb, params):
     num_rel_ret / c when c > n (0 when c < 1)."""
     x = np.asarray(params.values, dtype=np.float64)[None, :]
     c = np.trunc(x * qb.num_rel.astype(np.float64)[:, None] + 0.9).astype(np.int64)
-    inside = _divide(qb.rel_upto(np.maximum(c, 0)), c) * (c >= 1)
+    # trec_eval counts down from num_rel_ret (see interpolated_precision): the same as rel@c
+    # unless rows outside the qrels count as relevant (ℓ ≤ −1)
+    shift = (np.diff(qb.relevant_rows.offsets) - qb.num_rel_ret)[:, None]
+    hits = np.maximum(qb.rel_upto(np.maximum(c, 0)) - shift, 0)
+    inside = _divide(hits, c) * (c >= 1)
     return np.where(c > qb.num_ret[:, None], _divide(qb.num_rel_ret[:, None], c), inside)
 
 
@@ -117,25 +121,32 @@ def interpolated_precision(qb, fractions) -> np.ndarray:
     """(queries × fractions) interpolated precision at recall fractions: with P_j = j / r_j the
     precision at the j-th relevant document retrieved (at position r_j), IP_j = max_{j' ≥ j} P_j';
     for c = the fraction's number of relevant documents, IP_c if 1 ≤ c ≤ num_rel_ret, 0 if c >
-    num_rel_ret, and for c ≤ 0 max(IP_1, num_rel_ret / n) (NaN when n = 0, as trec_eval's 0/0)."""
+    num_rel_ret, and for c ≤ 0 max(IP_1, num_rel_ret / n) (NaN when n = 0, as trec_eval's 0/0).
+
+    trec_eval walks the ranking upwards from a count of num_rel_ret (judged relevant documents)
+    taking one off at every row whose value is ≥ ℓ; with ℓ ≤ −1 rows outside the qrels take one
+    off too (M such rows in all), so the j-th counts as j − (M − num_rel_ret) and the walk stops
+    where that reaches 0: this is what is computed."""
     def compute():
         events = qb.relevant_rows
-        p = events.rank / events.pos
-        suffix = _suffix_max(p, events.offsets)
         m = np.diff(events.offsets)
+        shift = (m - qb.num_rel_ret)[events.group]  # 0 unless rows outside the qrels count (ℓ ≤ −1)
+        count = events.rank - shift
+        p = np.where(count > 0, count / events.pos, -np.inf)
+        suffix = _suffix_max(p, events.offsets)
         with np.errstate(invalid="ignore", divide="ignore"):
             base = np.where(qb.num_ret > 0, qb.num_rel_ret / np.maximum(qb.num_ret, 1), default_nan())
-        top = np.where(m > 0, suffix[np.minimum(events.offsets[:-1], max(len(suffix) - 1, 0))] if len(suffix)
-                       else 0.0, base)
-        return events, suffix, m, top
+        top = np.where(qb.num_rel_ret > 0, suffix[np.minimum(events.offsets[:-1], max(len(suffix) - 1, 0))]
+                       if len(suffix) else 0.0, base)
+        return events, suffix, m - qb.num_rel_ret, top
 
-    events, suffix, m, top = qb.memo("interpolated_precision", compute)
+    events, suffix, shift, top = qb.memo("interpolated_precision", compute)
     c = recall_cutoffs(qb, fractions)
     out = np.zeros(c.shape)
     for j in range(c.shape[1]):
         cj = c[:, j]
-        inside = (cj >= 1) & (cj <= m)
-        at = events.offsets[:-1] + cj - 1
+        inside = (cj >= 1) & (cj <= qb.num_rel_ret)
+        at = events.offsets[:-1] + cj + shift - 1
         out[:, j] = np.where(cj <= 0, top, 0.0)
         out[inside, j] = suffix[at[inside]]
     return out
