@@ -205,6 +205,7 @@ class _Evaluator:
             raise DataError("the judgments hold no query", self.rel_info.source)
         join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
+        need_documents = self.reads != "qrels" or o.version < 10
         runid = None
         pending, rows = [], 0
         for joined, part in trec.stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
@@ -219,7 +220,11 @@ class _Evaluator:
             if bogus:  # (cut by -M too: the join did not see it)
                 self._batch(joined.qids, *stand_in(joined, self.rel_info, self.reads), True, False)
                 continue
-            pending.append((joined.qids, ranking_from_joined(joined), part.docno[joined.row], part.score[joined.row]))
+            if need_documents:
+                docno, score = part.docno[joined.row], part.score[joined.row]
+            else:  # trec_eval 10 on qrels reads only the ranking's relevance values
+                docno, score = np.zeros(len(joined.row), "S1"), np.zeros(len(joined.row))
+            pending.append((joined.qids, ranking_from_joined(joined), docno, score))
             rows += len(joined.row)
             if rows >= BATCH_ROWS:
                 self._batch(*concatenated(pending), False, simple)
