@@ -5,6 +5,7 @@ getopt_long reads it; trec_eval's rules for -m."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -42,7 +43,7 @@ def golden_params():
 
 @pytest.mark.parametrize("case, version", list(golden_params()))
 def test_output_equals_trec_eval_byte_for_byte(case, version):
-    want = (DATA / OUTPUTS[version] / f"{case['name']}.out").read_text(encoding="utf-8")
+    want = gzip.decompress((DATA / OUTPUTS[version] / f"{case['name']}.out.gz").read_bytes()).decode("utf-8")
     args = (["--trec-eval-version", "9"] if version == "9" else []) + case["args"]
     result = run(args)
     assert result.exit_code == 0, result.stderr
@@ -233,7 +234,7 @@ def test_python_api():
             api.trec_eval("qrels", "run1", "nope")
     finally:
         os.chdir(old)
-    assert text == (DATA / OUTPUTS["10"] / "run1-q-all_trec.out").read_text(encoding="utf-8")
+    assert text == gzip.decompress((DATA / OUTPUTS["10"] / "run1-q-all_trec.out.gz").read_bytes()).decode("utf-8")
 
 
 def test_judgments_without_a_query_are_an_error(tmp_path):
