@@ -68,7 +68,7 @@ class Measure:
             return {"ndcg_exp": "ndcg", "rr_cut": "rr"}.get(self.own, self.own)
         return {"ndcg": "ndcg", "ndcg_cut": "ndcg", "num_rel": "num_rel"}.get(self.root, self.root)
 
-    def variant(self, rel_level: int, depth: int | None = None):
+    def variant(self, rel_level: int):
         """The per-query intermediates this measure reads: (ℓ, -J, grade map, depth)."""
         return (self.rel_level if self.rel_level is not None else rel_level, self.judged_only, self.grade_map,
                 self.depth)
