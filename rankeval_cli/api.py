@@ -133,6 +133,23 @@ def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = "pe
     return group_ap(gold, pred, k=k, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
 
 
+def trec_eval(qrels, run, measures=(), *, per_query: bool = False, complete: bool = False,
+              rel_level: int = 1, depth: int | None = None, judged_only: bool = False, rel_format: str = "qrels",
+              num_docs: int = 0, zscores=None, version: int = 10, tie_policy: str = "trec") -> str:
+    """What ``rankeval trec_eval`` (trec_eval 10.0) prints for a qrels file and a run file:
+    ``measures`` are ``-m`` names in any spelling of docs/ir.md (``P.5,10``, ``all_trec``,
+    ``nDCG@10``; none = ``official``); the keywords are the options ``-q -c -l -M -J -R -N -Z``
+    and ``--trec-eval-version``, ``--tie-policy``. A measure name that is none raises
+    :class:`ValueError`; bad data, :class:`~rankeval_cli.errors.DataError`."""
+    from .ir import trec_eval as te
+
+    options = te.Options(per_query=per_query, complete=complete, rel_level=rel_level, max_docs=depth,
+                         judged_only=judged_only, rel_format=rel_format, num_docs=num_docs, zscores=zscores,
+                         measures=[measures] if isinstance(measures, str) else list(measures), version=version,
+                         tie_policy=tie_policy)
+    return te.report(options, qrels, run)
+
+
 def evaluate(data, measure: str = "report", **options) -> list[dict]:
     """The summary records of ``rankeval MEASURE`` on ``data``, as its JSON lines.
 

@@ -40,9 +40,9 @@ def measure_option(help_text: str):
 
 
 def _complete_measure(ctx, param, incomplete):
-    from ..measures.ir import NAMES
+    from ..measures.trec.names import vocabulary
 
-    return [n for n in NAMES if n.startswith(incomplete)]
+    return [n for n in vocabulary() if n.startswith(incomplete)]
 
 
 def no_by(by) -> None:
@@ -56,18 +56,16 @@ def is_trec_stream(batch) -> bool:
 
 
 def parse_measures(names, default=DEFAULT_MEASURES):
-    """IR measures of the names (``-m``, comma lists); a name that is not one is a usage error."""
-    from ..measures.ir import parse, split_names
+    """IR measures of the names (``-m``, comma lists; trec_eval and ir_measures spellings,
+    sets and parameter lists expand to several); a name that is not one is a usage error
+    naming the nearest known names."""
+    from ..ir.evaluate import measures_of
+    from ..measures.trec.names import UnknownMeasure, split_names
 
-    names = split_names(names) or list(default)
-    out = []
-    for name in names:
-        measure = parse(name)
-        if measure is None:
-            raise click.BadParameter(f"{name!r} is not an IR measure (trec_eval or ir_measures name, e.g. map, "
-                                     "P_10, ndcg_cut_10, nDCG@10, AP, RR@10, ERR@20)", param_hint="'-m'")
-        out.append(measure)
-    return out
+    try:
+        return measures_of(split_names(names) or list(default))
+    except UnknownMeasure as exc:
+        raise click.BadParameter(str(exc), param_hint="'-m'") from None
 
 
 def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
@@ -136,7 +134,7 @@ def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names
     """
     import itertools
 
-    from ..measures.ir import parse, split_names
+    from ..measures.trec.names import split_names
 
     if qrels:
         return True, None
@@ -146,8 +144,17 @@ def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names
     rest = batches if first is None else itertools.chain([first], batches)
     if first is not None and is_trec_stream(first):
         return True, rest
-    ir_only = [n for n in names if parse(n) is not None and n not in mt_names]
+    ir_only = [n for n in names if n not in mt_names and _is_ir_name(n)]
     return bool(ir_only) or output_format == "trec", rest
+
+
+def _is_ir_name(name: str) -> bool:
+    from ..measures.trec.names import UnknownMeasure, parse
+
+    try:
+        return bool(parse(name))
+    except UnknownMeasure:
+        return False
 
 
 def stream_files(batches):
@@ -168,15 +175,13 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
                    rel_max=None, by=()):
     """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
     batches (already opened) for the command's own path."""
-    from ..measures.ir import parse
-
     is_ir, batches = route(files, qrels, (), input_format, exclude_systems, output_format=output_format)
     if not is_ir:
         return batches
     no_by(by)
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
                         gain=gain, rel_max=rel_max, higher_better=scores)
-    run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,
+    run_ir(parse_measures([measure]), files=files if batches is None else stream_files(batches), qrels=qrels,
            output=output, output_format=output_format, per_group=per_group, settings=settings,
            input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
     return None
@@ -189,7 +194,7 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
                  rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
     """compare with TREC input: every run against the first, per measure."""
     from ..ir.compare import aligned, common_queries
-    from ..measures.ir import summary_value
+    from ..ir.summaries import mean_value as summary_value
     from ..stats import paired_queries as pq
 
     measures = parse_measures(names, COMPARE_MEASURES)
