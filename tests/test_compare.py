@@ -248,8 +248,10 @@ def test_output_rows_and_columns(tmp_path):
     paths, _, _ = _write_systems(tmp_path)
     result = invoke("--measure", "ndcg", "--bootstrap", "200", "--permutations", "300", *paths)
     rows = table(result.stdout)
-    assert list(rows[0]) == ["system", "baseline", "measure", "value", "ci_low", "ci_high", "delta", "delta_ci_low",
-                             "delta_ci_high", "p_bootstrap", "p_randomization", "groups", "undefined", "signature"]
+    assert list(rows[0]) == ["system", "baseline", "measure", "value", "ci_low", "ci_high", "groups", "delta",
+                             "delta_ci_low", "delta_ci_high", "delta_t_ci_low", "delta_t_ci_high", "d_z", "g_z",
+                             "es_e", "wins", "ties", "losses", "p_bootstrap", "p_randomization", "family",
+                             "undefined", "signature"]
     assert [r["system"] for r in rows] == paths and {r["baseline"] for r in rows} == {paths[0]}
     assert rows[0]["delta"] == rows[0]["p_bootstrap"] == ""  # the baseline
     for row in rows[1:]:
@@ -257,16 +259,21 @@ def test_output_rows_and_columns(tmp_path):
         assert float(row["delta_ci_low"]) <= float(row["delta_ci_high"])
         assert 1 / 201 <= float(row["p_bootstrap"]) <= 1 and 1 / 301 <= float(row["p_randomization"]) <= 1
     assert rows[1]["signature"] == ("ndcg|gain:exp|ties:pessimistic|relevance:ranks|scores:no|missing_pred:drop|"
-                                    "pred:lower|ci:0.95|bootstrap:200|permutations:300|seed:12345|v:0.1.0")
+                                    "pred:lower|test:bootstrap,randomization|ci:0.95|bootstrap:200|permutations:300|"
+                                    "seed:12345|family:baseline|v:0.1.0")
     assert result.stderr == "rankeval: skipped 1 item without a gold value (blanks)\n"
 
 
 def test_a_row_does_not_depend_on_the_other_predictions_compared(tmp_path):
-    # group indices and swap bits do not depend on the statistics, and sums are exact (resample.py)
+    # group indices and swap bits do not depend on the statistics, and sums are exact (resample.py);
+    # only what describes the whole family does: its size and ES_E (standardized by the ANOVA of all systems)
     paths, _, _ = _write_systems(tmp_path)
-    two = invoke("--measure", "err", *paths[:2]).stdout.splitlines()
-    three = invoke("--measure", "err", *paths).stdout.splitlines()
-    assert three[:3] == two
+    two = table(invoke("--measure", "err", *paths[:2]).stdout)
+    three = table(invoke("--measure", "err", *paths).stdout)
+    family = ("es_e", "family")
+    assert [{k: v for k, v in r.items() if k not in family} for r in three[:2]] == \
+        [{k: v for k, v in r.items() if k not in family} for r in two]
+    assert [r["family"] for r in three] == ["", "2", "2"] and [r["family"] for r in two] == ["", "1"]
 
 
 def test_json_output_uses_null_for_the_baseline(tmp_path):
@@ -420,5 +427,6 @@ def test_real_jcml_features_unk_against_length(shared):
         assert math.isfinite(float(other[key])), key
     assert float(other["delta"]) == pytest.approx(float(other["value"]) - float(base["value"]), abs=1e-15)
     assert float(other["delta_ci_low"]) <= float(other["delta"]) <= float(other["delta_ci_high"])
-    assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|ci:0.95|bootstrap:1000|"
-                                         "permutations:1000|seed:12345|v:")
+    assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|"
+                                         "test:bootstrap,randomization|ci:0.95|bootstrap:1000|"
+                                         "permutations:1000|seed:12345|family:baseline|v:")

@@ -220,10 +220,12 @@ def choose_method(method: str, n_groups: int, n_distinct: int) -> str:
 
 
 def replicate_sums(matrix: np.ndarray, n: int, seed: int, *, method: str = "auto",
-                   stream: int = BOOTSTRAP_STREAM) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(first replicate, sums)``: Σ_g c_g s_g for chunks of the ``n`` bootstrap replicates.
+                   stream: int = BOOTSTRAP_STREAM, first: int = 0) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(start, sums)``: Σ_g c_g s_g for chunks of the ``n`` bootstrap replicates numbered
+    from ``first`` (``start`` counts from 0 within them).
 
-    ``matrix`` is G × K (rows s_g); ``sums`` is b × K. See the module docstring.
+    ``matrix`` is G × K (rows s_g); ``sums`` is b × K. See the module docstring. Replicate b
+    is the same whatever ``first`` and ``n`` select it: work units split the replicates freely.
     """
     matrix = np.asarray(matrix, dtype=np.float64)
     g = len(matrix)
@@ -242,11 +244,12 @@ def replicate_sums(matrix: np.ndarray, n: int, seed: int, *, method: str = "auto
 
         def counts_of(rng):
             return np.bincount(rng.integers(0, g, g), minlength=g) if g else np.zeros(0)
-    yield from weighted_sums(rows, width, n, lambda b: counts_of(replicate_rng(seed, stream, b)))
+    yield from weighted_sums(rows, width, n, lambda b: counts_of(replicate_rng(seed, stream, b)), first=first)
 
 
-def weighted_sums(rows: np.ndarray, width: int, n: int, draw) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(first, sums)`` for chunks of replicates b = 0..n-1: ``draw(b) @ rows`` stacked.
+def weighted_sums(rows: np.ndarray, width: int, n: int, draw, *, first: int = 0) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(start, sums)`` for chunks of replicates b = first..first+n-1: ``draw(b) @ rows`` stacked
+    (``start`` counts from 0).
 
     ``draw(b)`` gives replicate b's weight per row (``width`` = len(rows)); a chunk
     holds at most :data:`CHUNK_CELLS` weights.
@@ -256,7 +259,7 @@ def weighted_sums(rows: np.ndarray, width: int, n: int, draw) -> Iterator[tuple[
         stop = min(n, start + step)
         weights = np.empty((stop - start, width), dtype=np.float64)
         for b in range(start, stop):
-            weights[b - start] = draw(b)
+            weights[b - start] = draw(first + b)
         yield start, weights @ rows if width else np.zeros((stop - start, rows.shape[1]))
 
 
@@ -273,7 +276,7 @@ def percentile_interval(values, level: float) -> tuple[float, float]:
 
 
 def bootstrap_values(stats: list, raws: list[np.ndarray], n: int, seed: int, *,
-                     method: str = "auto") -> np.ndarray:
+                     method: str = "auto", first: int = 0) -> np.ndarray:
     """Replicate values (n × len(stats)) of several statistics of the same groups.
 
     ``stats[i]`` reads ``raws[i]`` (G rows each); all share the same resampled
@@ -287,7 +290,7 @@ def bootstrap_values(stats: list, raws: list[np.ndarray], n: int, seed: int, *,
     exponents = grid_exponents(matrix, len(matrix))
     bounds = np.cumsum([0] + [stat.width for stat in stats])
     out = np.empty((n, len(stats)))
-    for start, sums in replicate_sums(on_grid(matrix, exponents), n, seed, method=method):
+    for start, sums in replicate_sums(on_grid(matrix, exponents), n, seed, method=method, first=first):
         sums = off_grid(sums, exponents)
         for i, stat in enumerate(stats):
             out[start:start + len(sums), i] = stat.value(sums[:, bounds[i]:bounds[i + 1]])
