@@ -69,7 +69,10 @@ def ttest_power(difference: float, variance: float, topics: int, alpha: float) -
     df = n - 1
     nc = difference / math.sqrt(variance) * math.sqrt(n)
     crit = float(student.ppf(1 - alpha / 2, df))
-    return float(nct.sf(crit, df, nc) + nct.cdf(-crit, df, nc))
+    lower = float(nct.cdf(-crit, df, nc))
+    if math.isnan(lower):  # scipy's nct.cdf fails far in the tail; T(ν, λ) = −T(ν, −λ) gives it as a survival
+        lower = float(nct.sf(crit, df, -nc))
+    return float(nct.sf(crit, df, nc)) + lower
 
 
 def anova_power(difference: float, variance: float, systems: int, topics: int, alpha: float) -> float:

@@ -9,6 +9,8 @@ of all pairs). x̄_i is the mean of system i over the n topics.
 
     q_ij = |x̄_i − x̄_j| / √(V_E / n),   p_ij = P(Q_{m, φ_E} ≥ q_ij),
 
+(q = 0 and p = 1 for equal means, even when V_E = 0; p = 0 for different means when V_E = 0)
+
 Q the studentized range of m means with φ_E degrees of freedom (``scipy.stats.studentized_range``).
 
 **Randomized Tukey HSD** (Carterette 2012, "Multiple testing in statistical analysis of
@@ -83,7 +85,7 @@ def tukey_hsd(values) -> TukeyResult:
     if m >= 2 and table.df_residual > 0:
         se = math.sqrt(table.residual_variance / n)
         with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(se > 0, diff / se, np.where(diff > 0, np.inf, np.nan))
+            q = np.where(diff == 0, 0.0, diff / se if se > 0 else np.inf)  # equal means: q = 0, p = 1
         off = ~np.eye(m, dtype=bool)
         finite = off & np.isfinite(q)
         with warnings.catch_warnings():  # scipy's quadrature warns far in the tail, where p is ~0 anyway
