@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "power": "Topic set size and statistical power of a comparison.",
     "plot": "Figures: system rankings, metric versus human, a measure's distribution.",
     "meta-eval": "The WMT22-24 metrics table from MQM / mt-metrics-eval and metric score files.",
     "learn": "Train, apply and cross-validate rankers (RankSVM, ListNet, ListMLE, regression); BLEU features.",

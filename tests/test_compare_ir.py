@@ -160,3 +160,94 @@ def test_compare_usage_errors(tmp_path):
     bad = runner.invoke(main, ["compare", "-m", "mrr,ndcg", *files])
     assert bad.exit_code == 2
     assert runner.invoke(main, ["compare", "-m", "mrr", *files]).exit_code == 0
+
+
+def _runs(tmp_path, runs=4, n_queries=30, seed=7):
+    qrels, lists = ir_data.make(seed, runs=runs, n_queries=n_queries)
+    q = tmp_path / "q"
+    ir_data.write_qrels(q, qrels)
+    paths = []
+    for i, run in enumerate(lists):
+        paths.append(tmp_path / f"r{i}")
+        ir_data.write_run(paths[-1], run)
+    return str(q), [str(p) for p in paths]
+
+
+def _per_query(runner, q, path, measure="map"):
+    out = runner.invoke(main, ["report", "--qrels", q, "-m", measure, "--per-group", "--output-format", "jsonl",
+                               path])
+    return {r["group"]: r[measure] for r in map(json.loads, out.stdout.splitlines()) if "group" in r}
+
+
+def test_several_baselines_all_pairs_and_the_family(tmp_path):
+    q, paths = _runs(tmp_path)
+    runner = CliRunner()
+    args = ["compare", "--qrels", q, "-m", "map", "--output-format", "jsonl", "--permutations", "200",
+            "--bootstrap", "200", "--correction", "holm", "--test", "t,tukey"]
+    rows = [json.loads(x) for x in runner.invoke(main, args + ["--all-pairs", *paths]).stdout.splitlines()]
+    compared = [r for r in rows if r["p_t"] is not None]
+    assert [(r["system"], r["baseline"]) for r in compared] == [
+        ("run1", "run0"), ("run2", "run0"), ("run3", "run0"), ("run2", "run1"), ("run3", "run1"), ("run3", "run2")]
+    assert {r["family"] for r in compared} == {6} and "family:all-pairs" in rows[0]["signature"]
+    assert [r["p_t_adj"] for r in compared] == pytest.approx(_slow_holm([r["p_t"] for r in compared]))
+    assert "p_tukey_adj" not in rows[0]
+    per = {p: _per_query(runner, q, p) for p in paths}
+    common = sorted(set.intersection(*(set(v) for v in per.values())))
+    from rankeval_cli.stats.tukey import tukey_hsd
+
+    expected = tukey_hsd([[per[p][k] for k in common] for p in paths]).p
+    for r in compared:
+        i, j = int(r["system"][3:]), int(r["baseline"][3:])
+        assert r["p_tukey"] == pytest.approx(expected[i, j], rel=1e-12)
+    rows = [json.loads(x) for x in runner.invoke(main, args + ["--baseline", "run2", "--baseline", paths[0],
+                                                               *paths]).stdout.splitlines()]
+    assert [(r["system"], r["baseline"]) for r in rows] == [
+        ("run2", "run2"), ("run0", "run2"), ("run1", "run2"), ("run3", "run2"),
+        ("run0", "run0"), ("run1", "run0"), ("run3", "run0")]
+
+
+def test_a_system_of_several_runs_is_compared_on_its_mean_per_query(tmp_path):
+    q, paths = _runs(tmp_path, runs=4)
+    runner = CliRunner()
+    out = runner.invoke(main, ["compare", "--qrels", q, "-m", "map", "--output-format", "jsonl", "--permutations",
+                               "100", "--bootstrap", "100", paths[0], "--system",
+                               f"seeds={paths[1]},{paths[2]},{paths[3]}"])
+    assert out.exit_code == 0, out.stderr
+    base, seeds = [json.loads(x) for x in out.stdout.splitlines()]
+    assert seeds["system"] == "seeds" and seeds["runs"] == 3 and base["runs"] == 1
+    per = [_per_query(runner, q, p) for p in paths]
+    run_values = [sum(v.values()) / len(v) for v in per[1:]]
+    assert seeds["value"] == pytest.approx(np.mean(run_values), rel=1e-12)
+    assert seeds["runs_sd"] == pytest.approx(np.std(run_values, ddof=1), rel=1e-9)
+    low, high = st.t.interval(0.95, 2, loc=np.mean(run_values), scale=st.sem(run_values))
+    assert (seeds["runs_ci_low"], seeds["runs_ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    shared = sorted(set(per[1]) & set(per[2]) & set(per[3]) & set(per[0]))
+    mean = [np.mean([p[k] for p in per[1:]]) for k in shared]
+    assert seeds["p_t"] == pytest.approx(st.ttest_rel(mean, [per[0][k] for k in shared]).pvalue, rel=1e-9)
+
+
+def test_identical_output_for_any_jobs(tmp_path):
+    q, paths = _runs(tmp_path, runs=3)
+    args = ["compare", "--qrels", q, "-m", "map,P_10", "--test", "t,randomization,bootstrap,randomized-tukey",
+            "--all-pairs", "--permutations", "600", "--bootstrap", "700", *paths]
+    one = CliRunner().invoke(main, args + ["--jobs", "1"])
+    two = CliRunner().invoke(main, args + ["--jobs", "2"])
+    assert one.exit_code == 0 and one.stdout == two.stdout
+
+
+def test_table_of_a_corrected_comparison(tmp_path):
+    q, paths = _runs(tmp_path, runs=3)
+    runner = CliRunner()
+    summary = tmp_path / "cmp.tsv"
+    out = runner.invoke(main, ["compare", "--qrels", q, "-m", "map", "--correction", "bonferroni", "--test", "t",
+                               "-o", str(summary), *paths])
+    assert out.exit_code == 0, out.stderr
+    rows = [r.split("\t") for r in summary.read_text().splitlines()]
+    header = rows[0]
+    p_adj = {r[0]: r[header.index("p_t_adj")] for r in rows[1:]}
+    table = runner.invoke(main, ["table", str(summary)]).stdout.splitlines()
+    for line in table[2:5]:
+        name = line.split("|")[1].strip()
+        marked = "†" in line
+        assert marked == (p_adj[name] != "" and float(p_adj[name]) < 0.05), line
+    assert "Bonferroni-adjusted over the 2 comparisons" in table[6]

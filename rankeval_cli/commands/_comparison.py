@@ -143,3 +143,34 @@ def records(outcome, systems, settings, measure: str, signature, extra=None) -> 
         out.append(record)
     return out
 
+
+
+def item_matrices(files, input_format, exclude_systems, column: str, by) -> dict:
+    """--items-are-systems: {--by key: (system names, systems × groups matrix)} with the items of every
+    group as the systems and ``column`` (pred or an extra column) as their values."""
+    import numpy as np
+
+    from ..errors import DataError
+    from ..partition import partitioned
+    from ..stats.systems import ItemTable, column_values
+
+    tables: dict = {}
+    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
+        if column != "pred" and batch.n_groups and column not in batch.extra:
+            raise DataError(f"--values: no column {column!r} (columns: {', '.join(['pred', *batch.extra])})",
+                            batch.source)
+        table = tables.get(key) or tables.setdefault(key, ItemTable())
+        table.add(batch, column_values(batch, column) if batch.n_groups else batch.pred)
+    out = {}
+    for key, table in tables.items():
+        names, groups, matrix = table.matrix()
+        where = f" ({', '.join(f'{k}={v}' for k, v in zip(by, key))})" if by else ""
+        if len(names) < 2:
+            raise DataError(f"--items-are-systems: {len(names)} system{'s' * (len(names) != 1)}{where}; "
+                            "two or more are compared")
+        incomplete = int((~np.isfinite(matrix)).any(axis=0).sum())
+        if incomplete:
+            _common.warn(f"{incomplete} of {len(groups)} groups{where} lack a value of some system: pairs use "
+                         "the groups both have, ES_E, Tukey's HSD and variance estimates the complete ones")
+        out[key] = (names, matrix)
+    return out

@@ -378,6 +378,26 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
                                  "values from 'rankeval report --per-group'", param_hint="'-m'")
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
                         rel_max=rel_max, higher_better=higher_better)
+    systems, aliases = run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs)
+    if len(systems) < 2:
+        raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
+    labels = [name for name, _ in systems]
+    pairs = _comparison.resolve_pairs(labels, baselines, all_pairs, aliases)
+    records = []
+    for m in measures:
+        matrix = system_matrix(systems, m)
+        outcome = pairwise.compare(matrix, pairs, stats)
+        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels))
+        records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(records)
+
+
+def run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs):
+    """[(name, [RunValues])]: every run file (or run of a stream) on its own, then each --system of
+    several runs; and {file name: index} for the runs named by their tag."""
+    from . import _comparison
+
     specs = _comparison.parse_system_specs(system_specs)
     if specs and isinstance(files, _Opened):
         raise click.UsageError("--system names run files: give the runs as files with --qrels, not as a stream")
@@ -390,24 +410,13 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
         grouped.append((name, runs[start:start + len(paths)]))
         start += len(paths)
     systems = [(run.label, [run]) for run in single] + grouped
-    if len(systems) < 2:
-        raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
-    labels = [name for name, _ in systems]
-    aliases = {getattr(run, "source", None): i for i, (_, group) in enumerate(systems[:len(single)]) for run in group}
-    aliases.pop(None, None)
-    pairs = _comparison.resolve_pairs(labels, baselines, all_pairs, aliases)
+    aliases = {run.source: i for i, (_, group) in enumerate(systems[:len(single)]) for run in group
+               if getattr(run, "source", None)}
     _warn_partial_topics(systems)
-    records = []
-    for m in measures:
-        matrix = _system_matrix(systems, m)
-        outcome = pairwise.compare(matrix, pairs, stats)
-        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels))
-        records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many(records)
+    return systems, aliases
 
 
-def _system_matrix(systems, measure):
+def system_matrix(systems, measure):
     """:class:`~rankeval_cli.stats.pairwise.Systems` of one measure: per system the per-query values
     (the mean over its runs) on every query any system has, NaN where it has none."""
     import numpy as np

@@ -196,36 +196,18 @@ def command(files, input_format, exclude_systems, output, output_format, measure
 def _compare_items(files, input_format, exclude_systems, column, higher_better, by, stats, baselines, all_pairs,
                    output, output_format, others):
     """--items-are-systems: the items of every group compared on their values over the groups."""
-    import numpy as np
-
-    from ..errors import DataError
-    from ..partition import keyed, partitioned
+    from ..partition import keyed
     from ..stats import pairwise
     from ..stats.resample import MeanStat
-    from ..stats.systems import ItemTable, column_values
     from ..summary import signature
 
     given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
     if given:
         raise click.UsageError(f"{given[0]} does not apply to --items-are-systems (the items are the systems, "
                                "their pred values the values compared)")
-    tables: dict = {}
-    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
-        if column != "pred" and batch.n_groups and column not in batch.extra:
-            raise DataError(f"--values: no column {column!r} (columns: {', '.join(['pred', *batch.extra])})",
-                            batch.source)
-        table = tables.get(key) or tables.setdefault(key, ItemTable())
-        table.add(batch, column_values(batch, column) if batch.n_groups else batch.pred)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        for key, table in tables.items():
-            names, groups, matrix = table.matrix()
-            if len(names) < 2:
-                raise DataError(f"--items-are-systems: {len(names)} system{'s' * (len(names) != 1)} "
-                                f"{_where(by, key)}; two or more are compared")
-            incomplete = int((~np.isfinite(matrix)).any(axis=0).sum())
-            if incomplete:
-                _common.warn(f"{incomplete} of {len(groups)} groups{_where(by, key)} lack a value of some "
-                             "system: pairs use the groups both have, ES_E and Tukey's HSD the complete ones")
+        for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems, column,
+                                                              by).items():
             values = [_mean(row) for row in matrix]
             systems = pairwise.Systems(names, MeanStat(), list(matrix), values, higher_better=higher_better)
             pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
@@ -234,10 +216,6 @@ def _compare_items(files, input_format, exclude_systems, column, higher_better, 
                             **_comparison.signature_fields(stats, pairs, names))
             writer.write_many(keyed(row, by, key)
                               for row in _comparison.records(outcome, systems, stats, column, sig))
-
-
-def _where(by, key) -> str:
-    return f" ({', '.join(f'{k}={v}' for k, v in zip(by, key))})" if by else ""
 
 
 def _mean(values) -> float:
