@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .errors import DataError
 
-#: seconds to wait for the scheduler before giving up
-CONNECT_TIMEOUT = 30
+#: seconds to wait for the scheduler before giving up (``$RANKEVAL_DASK_TIMEOUT``)
+CONNECT_TIMEOUT = 30.0
 
 
 def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
@@ -24,7 +24,7 @@ def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> 
 
         raise click.UsageError("--scheduler needs dask.distributed: pip install 'rankeval-cli[dask]'") from None
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        client = Client(address, timeout=_timeout(), set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise DataError(f"cannot reach the dask scheduler ({exc})", address) from None
     try:
@@ -32,6 +32,16 @@ def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> 
             return _run(client, fn, units, shared, label)
     finally:
         client.close()
+
+
+def _timeout() -> float:
+    import os
+
+    text = os.environ.get("RANKEVAL_DASK_TIMEOUT", "").strip()
+    try:
+        return float(text) if text else CONNECT_TIMEOUT
+    except ValueError:
+        raise DataError(f"RANKEVAL_DASK_TIMEOUT={text!r} is not a number of seconds") from None
 
 
 def _run(client, fn, units, shared, label):

@@ -96,6 +96,31 @@ def resolve_scheduler(scheduler: str | None) -> str | None:
     return os.environ.get(SCHEDULER_ENV, "").strip() or None
 
 
+def planned_workers() -> int:
+    """How many workers :func:`map_units` would use now (a cluster counts as :data:`CLUSTER_WIDTH`)."""
+    if resolve_scheduler(_configured["scheduler"]):
+        return CLUSTER_WIDTH
+    return resolve_jobs(_configured["jobs"])
+
+
+#: units per worker when a workload is cut into ranges (a little slack for uneven units)
+UNITS_PER_WORKER = 4
+#: the worker count assumed for a dask cluster when cutting a workload (its size is not known here)
+CLUSTER_WIDTH = 32
+
+
+def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> list[tuple[int, int]]:
+    """``[0, n)`` cut into contiguous ``(start, stop)`` ranges for the planned workers: one range
+    when running serially, else up to ``per_worker`` per worker, each at least ``min_size``
+    long (``per_worker=1`` for units whose fixed cost does not shrink with their size). How
+    a workload is cut never changes its result (units draw from their own seeds), only how
+    it is spread."""
+    workers = planned_workers()
+    count = 1 if workers <= 1 else max(1, min(workers * per_worker, n // max(min_size, 1)))
+    edges = [round(i * n / count) for i in range(count + 1)]
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
               scheduler: str | None = None, label: str | None = None) -> list:
     """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.

@@ -68,7 +68,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
-            system_specs, jobs, scheduler, items_are_systems, value_column):
+            system_specs, items_are_systems, value_column):
     """Compare predictions of the same gold: scores, differences, intervals, p-values.
 
     The inputs are either two or more files holding the same groups and items

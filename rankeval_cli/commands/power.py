@@ -129,7 +129,7 @@ def _matrices(files, qrels, measures, items_are_systems, value_column, by, input
                                  exclude_systems, ())
     names = [name for name, _ in systems]
     for m in parsed:
-        yield (), m.name, names, np.vstack(_ir.system_matrix(systems, m).raws)
+        yield (), m.name, names, np.vstack(_ir.system_matrix(systems, m, settings).raws)
 
 
 def _plan_row(head: dict, source, variances, designs, requirement, systems, topics) -> list[dict]:

@@ -141,7 +141,8 @@ def swap_sums(diffs: np.ndarray, n: int, seed: int, *, method: str = "auto", fir
         def draw(b):
             raw = replicate_rng(seed, RANDOMIZATION_STREAM, b).bytes(nbytes)
             return np.unpackbits(np.frombuffer(raw, dtype=np.uint8))[:g]
-    yield from weighted_sums(rows, len(rows), n, draw, first=first)
+    for start, sums in weighted_sums(rows, len(rows), first + n, draw, start=first):
+        yield start - first, sums
 
 
 def randomization_p(delta: float, trial_deltas: np.ndarray) -> float:

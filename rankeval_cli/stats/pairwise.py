@@ -233,36 +233,24 @@ def _pair_row(systems: Systems, s: int, b: int, interval, resampled, anova, sett
 
 # --- resampling as work units ----------------------------------------------------------------
 
-#: replicates (or trials) per work unit: fixed, so the units and their results never depend on --jobs
-UNIT = 250
-
-
-def resample_unit(shared, unit):
-    """Work unit: a block of replicates. ``("bootstrap", first, n)`` → the (n × m) replicate values
-    of every system, all resampled with the same groups; ``("randomization", b, first, n)`` →
-    the (n × k) swapped differences of the k systems paired with baseline b (:mod:`.paired`)."""
+def randomization_unit(shared, unit):
+    """Work unit: trials ``start ≤ r < stop`` of baseline b's randomization test → (observed δ, the
+    swapped differences of the systems paired with b) (:func:`.paired.randomization_deltas`)."""
     from .paired import randomization_deltas
-    from .resample import bootstrap_values
 
-    stat, raws, partners = shared
-    if unit[0] == "bootstrap":
-        _, first, n, seed = unit
-        return bootstrap_values([stat] * len(raws), raws, n, seed, method="indices", first=first)
-    _, b, first, n, seed = unit
-    return randomization_deltas(stat, [raws[b]] + [raws[s] for s in partners[b]], n, seed, method="indices",
-                                first=first)
-
-
-def _blocks(total: int):
-    return [(first, min(UNIT, total - first)) for first in range(0, total, UNIT)]
+    stat, raws, partners, seed = shared
+    b, start, stop = unit
+    return randomization_deltas(stat, [raws[b]] + [raws[s] for s in partners[b]], stop - start, seed,
+                                method="indices", first=start)
 
 
 def _resample(systems: Systems, pairs: list, settings: Settings) -> dict:
     """Each system's interval and each pair's bootstrap interval and p-values (:mod:`.paired`'s
-    definitions), from one set of replicates shared by all systems and one set of swaps per baseline."""
-    from ..executor import map_units
+    definitions), from one set of replicates shared by all systems (:func:`.resample.bootstrap_values`,
+    itself run as units) and one set of swaps per baseline (units of trials)."""
+    from ..executor import map_units, ranges
     from .paired import bootstrap_p, randomization_p
-    from .resample import grid_values, percentile_interval
+    from .resample import bootstrap_values, grid_values, percentile_interval
 
     m = len(systems.names)
     groups = len(systems.raws[0]) if m else 0
@@ -271,24 +259,23 @@ def _resample(systems: Systems, pairs: list, settings: Settings) -> dict:
     partners: dict = {}
     for s, b in pairs:
         partners.setdefault(b, []).append(s)
-    units = [("bootstrap", first, n, settings.seed) for first, n in _blocks(replicates)]
-    units += [("randomization", b, first, n, settings.seed) for b in partners for first, n in _blocks(trials)]
-    results = map_units(resample_unit, units, shared=(systems.stat, systems.raws, partners), jobs=settings.jobs,
-                        scheduler=settings.scheduler, label="paired resampling")
-    boot = np.vstack([r for u, r in zip(units, results) if u[0] == "bootstrap"] or [np.zeros((0, m))])
-    swaps = {b: (None, []) for b in partners}
-    for u, r in zip(units, results):
-        if u[0] == "randomization":
-            swaps[u[1]] = (r[0], swaps[u[1]][1] + [r[1]])
+    boot = bootstrap_values([systems.stat] * m, systems.raws, replicates, settings.seed, method="indices") \
+        if m and replicates else np.zeros((0, m))
+    units = [(b, start, stop) for b in partners for start, stop in ranges(trials)] if trials else []
+    results = map_units(randomization_unit, units, shared=(systems.stat, systems.raws, partners, settings.seed),
+                        jobs=settings.jobs, scheduler=settings.scheduler, label="randomization trials")
+    swaps: dict = {}
+    for (b, _, _), (observed, deltas) in zip(units, results):
+        swaps.setdefault(b, (observed, []))[1].append(deltas)
     grid = grid_values([systems.stat] * m, systems.raws) if m else np.zeros(0)
     out = {("value", i): percentile_interval(boot[:, i], settings.level) for i in range(m)}
     for k, (s, b) in enumerate(pairs):
         deltas = boot[:, s] - boot[:, b]
         low, high = percentile_interval(deltas, settings.level)
+        observed, parts = swaps.get(b, (None, []))
         j = partners[b].index(s)
-        observed, parts = swaps[b]
-        p_rand = randomization_p(observed[j], np.vstack(parts)[:, j]) if parts else math.nan
         out["pair", k] = {"delta_ci_low": low, "delta_ci_high": high,
                           "p_bootstrap": bootstrap_p(grid[s] - grid[b], deltas) if replicates else math.nan,
-                          "p_randomization": p_rand}
+                          "p_randomization": randomization_p(observed[j], np.vstack(parts)[:, j]) if parts
+                          else math.nan}
     return out
