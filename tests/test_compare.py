@@ -430,3 +430,69 @@ def test_real_jcml_features_unk_against_length(shared):
     assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|"
                                          "test:bootstrap,randomization|ci:0.95|bootstrap:1000|"
                                          "permutations:1000|seed:12345|family:baseline|v:")
+
+
+def _segment_scores(missing=False):
+    """MT systems A, B, C scored on 30 segments (one item per system in each group), as convert --from
+    wmt-scores writes them (pred = -score, the raw score in an extra column)."""
+    rng = np.random.default_rng(4)
+    scores = {s: rng.random(30) * 0.4 + shift for s, shift in (("A", 0.3), ("B", 0.35), ("C", 0.3))}
+    lines = ["group\titem\tgold\tpred\tlp\tscore"]
+    for g in range(30):
+        for s in "ABC":
+            if missing and s == "C" and g == 3:
+                continue
+            v = float(scores[s][g])
+            lines.append(f"seg{g}\t{s}\t\t{-v!r}\t{'de-en' if g % 2 else 'cs-en'}\t{v!r}")
+    return "\n".join(lines) + "\n", scores
+
+
+def test_items_are_systems_compares_mt_systems_over_segments():
+    text, scores = _segment_scores()
+    result = invoke("--items-are-systems", "--values", "score", "--higher-better", "--test", "t,wilcoxon,bootstrap",
+                    "--output-format", "jsonl", input=text)
+    assert result.exit_code == 0, result.stderr
+    rows = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [(r["system"], r["baseline"], r["measure"]) for r in rows] == [("A", "A", "score"), ("B", "A", "score"),
+                                                                          ("C", "A", "score")]
+    for row in rows:
+        assert row["value"] == pytest.approx(scores[row["system"]].mean(), rel=1e-12) and row["groups"] == 30
+    for row in rows[1:]:
+        x, b = scores[row["system"]], scores["A"]
+        assert row["p_t"] == pytest.approx(scipy_stats.ttest_rel(x, b).pvalue, rel=1e-9)
+        assert row["p_wilcoxon"] == pytest.approx(scipy_stats.wilcoxon(x, b).pvalue, rel=1e-9)
+        assert row["wins"] == int((x > b).sum()) and row["d_z"] == pytest.approx(
+            (x - b).mean() / (x - b).std(ddof=1), rel=1e-9)
+    by = invoke("--items-are-systems", "--values", "score", "--by", "lp", "--output-format", "jsonl", input=text)
+    assert [json.loads(x)["lp"] for x in by.stdout.splitlines()] == ["cs-en"] * 3 + ["de-en"] * 3
+    pred = [json.loads(x) for x in invoke("--items-are-systems", "--output-format", "jsonl",
+                                          input=text).stdout.splitlines()]
+    assert pred[0]["measure"] == "pred" and pred[0]["value"] == pytest.approx(-scores["A"].mean(), rel=1e-12)
+
+
+def test_items_are_systems_missing_cells_and_duplicates():
+    text, _ = _segment_scores(missing=True)
+    result = invoke("--items-are-systems", "--values", "score", "--test", "t", input=text)
+    assert result.exit_code == 0
+    assert "1 of 30 groups lack a value of some system" in result.stderr
+    rows = table(result.stdout)
+    assert rows[2]["groups"] == "29"
+    twice = text.replace("seg1\tB\t", "seg1\tA\t", 1)
+    result = invoke("--items-are-systems", input=twice)
+    assert result.exit_code == 1 and "item 'A' appears twice in group 'seg1'" in result.stderr
+    for args, message in ((["--values", "score"], "--values applies to --items-are-systems"),
+                          (["--items-are-systems", "--pred-columns", "a,b"], "does not apply")):
+        bad = invoke(*args, input=text)
+        assert bad.exit_code == 2 and message in bad.stderr
+
+
+def test_one_group_gives_no_bootstrap_answer(tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("group\titem\tgold\tpred\ng\tx\t1\t1\ng\ty\t2\t2\ng\tz\t3\t3\n")
+    b.write_text("group\titem\tgold\tpred\ng\tx\t1\t3\ng\ty\t2\t2\ng\tz\t3\t1\n")
+    result = invoke(str(a), str(b))
+    assert result.exit_code == 0
+    row = table(result.stdout)[1]
+    assert row["p_bootstrap"] == "nan" and row["delta_ci_low"] == "nan" and row["ci_low"] == "nan"
+    assert row["p_randomization"] == "1"  # one swap can only give ±δ
+    assert "fewer than two groups: no bootstrap interval or p_bootstrap" in result.stderr

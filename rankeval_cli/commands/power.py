@@ -80,9 +80,6 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     given = isinstance(variance, float)
     if given and (files or qrels):
         raise click.UsageError("--variance V replaces the data: give either a number or FILES, not both")
-    if not given and not files and not qrels:
-        raise click.UsageError("give FILES (runs with --qrels, or --items-are-systems) to estimate the variance, "
-                               "or --variance V")
     if (pairs or all_pairs) and given:
         raise click.UsageError("--pairs needs the runs of the finished comparison (FILES)")
     requirement = dict(alpha=alpha, power=target, difference=difference)
