@@ -220,7 +220,7 @@ def table_records(table: Gathered, style: Style) -> list[dict]:
             cell = cells.get(column)
             record[column] = "" if cell is None else format_cell(
                 cell, 0 if column in counts else style.digits, style, marks,
-                cell.value is not None and cell.value == best[column])
+                cell.value is not None and cell.value == best[column], table.baselines[:1])
         records.append(record)
     return records
 
@@ -235,8 +235,10 @@ def _best(table: Gathered, column: str, direction: str):
     return max(values) if direction == "high" else min(values)
 
 
-def format_cell(cell: Cell, digits: int, style: Style, marks: dict | None = None, best: bool = False) -> str:
-    """One cell as text: the value, its interval, its effect size, the significance marks, its cluster."""
+def format_cell(cell: Cell, digits: int, style: Style, marks: dict | None = None, best: bool = False,
+                first=()) -> str:
+    """One cell as text: the value, its interval, its effect size (against the ``first`` baseline when the
+    cell was compared with it, else its first comparison), the significance marks, its cluster."""
     text = fixed(cell.value, digits)
     if style.show_ci and cell.ci:
         text += f" [{fixed(cell.ci[0], digits)}, {fixed(cell.ci[1], digits)}]"
@@ -245,7 +247,8 @@ def format_cell(cell: Cell, digits: int, style: Style, marks: dict | None = None
         differing = [b for b, (p, _) in cell.versus.items() if alpha is not None and p is not None and p < alpha]
         significant = bool(differing) and not marks
         letters_ = "".join(marks[b] for b in differing) if marks else ""
-        effect = next(iter(cell.versus.values()))[1] if style.effect else None
+        against = first[0] if first and first[0] in cell.versus else next(iter(cell.versus))
+        effect = cell.versus[against][1] if style.effect else None
     else:
         significant = alpha is not None and cell.p is not None and cell.p < alpha
         letters_, effect = "", None
@@ -316,7 +319,8 @@ def legend(table: Gathered, style: Style) -> list[str]:
     if style.best != "none" and any(_best(table, c, style.best) is not None for c in table.columns):
         out.append(f"Bold: the {'highest' if style.best == 'high' else 'lowest'} value of each column.")
     if style.effect and table.baselines:
-        out.append(f"In parentheses: {EFFECT_NAMES[style.effect]}.")
+        against = f"against {table.baselines[0]}" + (" (or the first baseline compared)" if marks else "")
+        out.append(f"In parentheses: {EFFECT_NAMES[style.effect].replace('against the baseline', against)}.")
     if style.show_ci:
         out.append("Brackets: the value's confidence interval (its level in the signature).")
     if style.markup == "latex":

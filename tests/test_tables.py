@@ -139,7 +139,7 @@ def test_table_marks_the_corrected_p_of_the_chosen_test(tmp_path):
     assert rows[2:5] == ["| b | 0.2500 |", "| x | **0.3100** |", "| y | 0.2000† |"]  # 0.08 and 0.04 (adjusted)
     rows = invoke("table", "--test", "t", "--alpha", "0.1", "--best", "none", "--effect", "es_e", path).stdout
     assert "| x | 0.3100† (+0.7000) |" in rows and "| y | 0.2000† (−0.6000) |".replace("−", "-") in rows
-    assert "In parentheses: Sakai's ES_E against the baseline" in rows
+    assert "In parentheses: Sakai's ES_E against b (mean difference" in rows
 
 
 def test_table_refuses_input_without_the_columns_it_needs(tmp_path):

@@ -34,21 +34,19 @@ def statistics_options(f):
     f = _common.jobs_options(f)
     f = click.option(
         "--system", "system_specs", multiple=True, metavar="NAME=FILE,FILE...",
-        help="One system given as several runs (seeds, folds): summarized as mean ± sd over its runs and "
-             "compared per group on their mean; repeatable, after the FILES.")(f)
+        help="One system of several runs (seeds, folds), compared on their mean.")(f)
     f = click.option(
         "--correction", type=click.Choice(CORRECTIONS), default="none", show_default=True,
-        help="Adjust each test's p-values over the comparisons of a measure (p_*_adj): holm, bonferroni "
-             "(FWER), bh, by (FDR).")(f)
-    f = click.option("--all-pairs", is_flag=True, help="Compare every pair of systems (instead of --baseline).")(f)
+        help="Adjust the p-values over each measure's comparisons.")(f)
+    f = click.option("--all-pairs", is_flag=True, help="Compare every pair of systems.")(f)
     f = click.option(
         "--baseline", "baselines", multiple=True, metavar="NAME",
-        help="Compare every other system with this one (repeatable) [default: the first].")(f)
+        help="Compare the others with this system (repeatable) [default: the first].")(f)
     return click.option(
         "--test", "tests", multiple=True, callback=_tests, metavar="NAME",
         shell_complete=_common.completion_of(TESTS),
-        help=f"Tests (repeatable, comma lists): {', '.join(TESTS)} [default: t,wilcoxon,randomization "
-             "with TREC input, else bootstrap,randomization].")(f)
+        help=f"{', '.join(TESTS)} (repeatable) [default: t,wilcoxon,randomization with --qrels, "
+             "else bootstrap,randomization].")(f)
 
 
 def parse_system_specs(specs) -> list[tuple[str, list[str]]]:

@@ -31,10 +31,9 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
 @click.option("--items-are-systems", "items_are_systems", is_flag=True,
-              help="Each group is a topic (an MT segment) and its items the systems compared on their pred "
-                   "values (--values), as sacreBLEU's --paired-bs/--paired-ar; e.g. convert --from wmt-scores.")
+              help="The items of each group are the systems (MT systems of a segment).")
 @click.option("--values", "value_column", default=None, metavar="COLUMN",
-              help="--items-are-systems: the column of the values [default: pred].")
+              help="--items-are-systems: the values [default: pred].")
 @variant_option(default=None, help_text="tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
               help="tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
@@ -69,52 +68,24 @@ def command(files, input_format, exclude_systems, output, output_format, measure
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
             system_specs, items_are_systems, value_column):
-    """Compare predictions of the same gold: scores, differences, intervals, p-values.
+    """Compare systems on the same groups: values, differences, effect sizes, p-values.
 
-    The inputs are either two or more files holding the same groups and items
-    in the same order with the same gold (the first file is the baseline), or
-    one stream with --pred-columns naming the prediction columns (the first is
-    the baseline). Anything else (a group or item missing, in another order, a
-    different gold value) is an error naming the file, line and group.
-
-    One row per prediction: its score (exactly as the measure's own command
-    computes it) with a percentile bootstrap interval (ci_low, ci_high); for
-    every prediction but the baseline, the difference to the baseline (delta =
-    value - baseline value), its interval, and two p-values for "no
-    difference":
-
-    \b
-      p_bootstrap      paired bootstrap over groups (Koehn 2004): every replicate
-                       resamples the groups once for all predictions;
-                       p = (1 + #{|d* - d| >= |d|}) / (1 + N), the share of
-                       replicates whose difference d*, shifted to the null,
-                       is at least as far from 0 as the observed d
-                       (for d > 0: d* <= 0, its sign flips, or d* >= 2d)
-      p_randomization  paired approximate randomization (Riezler & Maxwell 2005):
-                       each group's statistics of the two predictions (for
-                       micro tau its pair counts) are swapped with
-                       probability 1/2; p = (1 + #{|D*| >= |d|}) / (1 + R)
-
-    Differences within 1e-9 count as equal. The p-values are two-sided; with
-    several predictions, each is a separate test against the baseline (no
-    correction for multiple comparisons). A prediction's row does not depend
-    on which other predictions are compared: every run draws the same groups
-    (and swaps) for a given --seed and number of groups.
-
-    With --qrels FILE the FILES are TREC runs (or the input is a stream of
-    'rankeval convert --from trec'), the first the baseline: per measure and
-    run, the mean, the difference to the baseline, wins/ties/losses over the
-    queries both have, and p-values of a paired t-test, a Wilcoxon signed-rank
-    test and a randomization test (--permutations, --seed), adjusted with
-    --correction holm|bonferroni across the runs.
+    Systems are predictions of the same gold (two or more FILES holding the
+    same groups and items, or --pred-columns of one stream), TREC runs
+    (--qrels), or the items of every group (--items-are-systems: MT systems
+    scored per segment); --system NAME=F1,F2 makes one system of several runs.
+    Each is compared with the first (--baseline, repeatable; or --all-pairs):
+    delta and its bootstrap and t intervals, d_z, g_z, Sakai's ES_E, and the
+    p-values of --test, adjusted over the measure's comparisons by
+    --correction. Definitions: docs/significance.md.
 
     \b
     Examples:
-      rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
-      rankeval compare --qrels qrels.txt -m map,nDCG@10 --correction holm bm25.run dense.run
-      rankeval convert --from jcml wmt10-test.xf.jcml \\
-        | rankeval compare --pred-columns unk,length --tau-variant penalize
-      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better --pred-columns bm25,dense run.tsv
+      rankeval compare --measure mrr base.tsv sys2.tsv sys3.tsv
+      rankeval compare --qrels q.txt -m map --correction holm a.run b.run
+      rankeval compare --qrels q.txt --all-pairs --test tukey a.run b.run c.run
+      rankeval convert --from wmt-scores chrF.seg.score.gz | rankeval compare \\
+        --items-are-systems --values score --higher-better --by lp
     """
     from ..stats.systems import Scorer
 

@@ -19,7 +19,7 @@ after this ANOVA (:mod:`.tukey`) use.
 **One-way ANOVA** (systems only, topics ignored): the within-system variance
 V_E1 = Σ_ij (x_ij − x̄_i•)² / (m(n − 1)) with φ_E1 = m(n − 1) — the pooled estimate of the
 within-system population variance σ² that Sakai (2016, "Topic set size design", Inf.
-Retrieval J. 19, §5) uses for topic set size design (:mod:`.power`).
+Retrieval J. 19) uses for topic set size design (:mod:`.power`).
 
 Sums of squares are summed exactly (``math.fsum``) from the centred values.
 """

@@ -6,17 +6,16 @@ s_d = √(Σ (d_t − d̄)² / (n − 1)):
 
 - **t interval** of the mean difference (Student 1908): d̄ ± t_{(1+L)/2, n−1} · s_d / √n at
   level L. Undefined for n < 2; the single point d̄ when s_d = 0.
-- **Cohen's d_z** (Cohen 1988, §2.3, eq. 2.3.5; Lakens 2013, "Calculating and reporting
-  effect sizes", Front. Psychol. 4:863, eq. 6): d_z = d̄ / s_d, the mean difference in
+- **Cohen's d_z** (Cohen 1988, ch. 2; Lakens 2013, "Calculating and reporting
+  effect sizes", Front. Psychol. 4:863): d_z = d̄ / s_d, the mean difference in
   units of the standard deviation of the *differences* (the standardizer of the paired
   t-test: t = d_z · √n). Undefined when s_d = 0.
-- **Hedges' g_z** (Hedges 1981, eq. 6e; Hedges & Olkin 1985, ch. 5 eq. 10): d_z times the
+- **Hedges' g_z** (Hedges 1981; Hedges & Olkin 1985, ch. 5): d_z times the
   exact small-sample correction J(ν) = Γ(ν/2) / (√(ν/2) · Γ((ν−1)/2)) with ν = n − 1 degrees
   of freedom (≈ 1 − 3/(4ν − 1)), which makes it unbiased for the population d_z. Undefined
   for n < 3.
 - **Sakai's ES_E** (Sakai 2014, "Statistical reform in information retrieval?", SIGIR
-  Forum 48(1), §4; Sakai 2016, "Two sample t-tests for IR evaluation: Student or Welch?",
-  SIGIR, and Sakai 2018, *Laboratory Experiments in IR*, §5.2): for one pair among m
+  Forum 48(1); Sakai 2018, *Laboratory Experiments in IR*, ch. 5): for one pair among m
   systems, ES_E = (x̄_i − x̄_j) / √V_E, standardized by the residual variance V_E of the
   two-way ANOVA without replication over all m systems and the same topics
   (:mod:`.anova`). One standardizer for every pair, so the effect sizes of a table are

@@ -15,7 +15,7 @@ noncentral t with ν = n − 1 degrees of freedom and noncentrality λ = Δ√n:
 (Sakai's Excel tool approximates the noncentral t by a normal (Nagata 2003); this module
 uses the exact distribution, ``scipy.stats.nct``, as ``statsmodels``' ``TTestPower``.)
 
-**One-way ANOVA over m systems** (Sakai 2016, §4.2): the test must detect any two systems
+**One-way ANOVA over m systems** (Sakai 2016): the test must detect any two systems
 whose means differ by at least D (the minimum detectable range), the least favourable
 configuration being two means at ±D/2 and the rest at the grand mean. With the
 within-system variance σ², the noncentrality is λ = n·D²/(2σ²) and
@@ -25,7 +25,7 @@ within-system variance σ², the noncentrality is λ = n·D²/(2σ²) and
 F' the noncentral F (``scipy.stats.ncf``). This is ``statsmodels``' ``FTestAnovaPower``
 with Cohen's f² = D²/(2mσ²) and nobs = m·n.
 
-**Confidence interval width** (Sakai 2016, §4.3): the expected width of the t interval of
+**Confidence interval width** (Sakai 2016): the expected width of the t interval of
 the mean difference, E[W] = 2 · t_{1−α/2,n−1} · σ_d · c₄(n) / √n with
 c₄(n) = √(2/(n−1)) Γ(n/2) / Γ((n−1)/2) (E[s_d] = c₄ σ_d), must not exceed a cap W.
 
@@ -36,7 +36,7 @@ n₀ = ((z_{α/2} + z_β)/Δ)² + z_{α/2}²/2 finds it.
 **Variance estimates from a systems × topics matrix** (:func:`variance_estimates`):
 
 - ``within``: the one-way ANOVA within-system variance V_E1 (:mod:`.anova`) — Sakai's
-  estimate of σ² (2016, §5); the paired designs use σ_d² = 2σ² (the variance of a
+  estimate of σ² (2016); the paired designs use σ_d² = 2σ² (the variance of a
   difference of two independent systems: conservative, as it ignores how topics
   correlate the systems);
 - ``residual``: the two-way ANOVA residual variance V_E, with σ_d² = 2V_E (the variance of

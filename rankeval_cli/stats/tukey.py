@@ -5,7 +5,7 @@ p-values need no further correction (``compare`` reports them as they are, with 
 of all pairs). x̄_i is the mean of system i over the n topics.
 
 **Tukey HSD after the two-way ANOVA without replication** (Tukey 1953; Sakai 2018,
-*Laboratory Experiments in IR*, §4.4): with V_E and φ_E = (m − 1)(n − 1) of :mod:`.anova`,
+*Laboratory Experiments in IR*, ch. 4): with V_E and φ_E = (m − 1)(n − 1) of :mod:`.anova`,
 
     q_ij = |x̄_i − x̄_j| / √(V_E / n),   p_ij = P(Q_{m, φ_E} ≥ q_ij),
 
@@ -14,8 +14,8 @@ of all pairs). x̄_i is the mean of system i over the n topics.
 Q the studentized range of m means with φ_E degrees of freedom (``scipy.stats.studentized_range``).
 
 **Randomized Tukey HSD** (Carterette 2012, "Multiple testing in statistical analysis of
-systems-based information retrieval experiments", ACM TOIS 30(1), §4.2; Sakai 2014,
-"Statistical reform in information retrieval?", SIGIR Forum 48(1); Sakai 2018, §4.5): under
+systems-based information retrieval experiments", ACM TOIS 30(1); Sakai 2014,
+"Statistical reform in information retrieval?", SIGIR Forum 48(1); Sakai 2018, ch. 4): under
 the null hypothesis that all systems are equivalent, the m values of each topic are
 exchangeable. Each of B trials permutes every topic's values across the systems
 independently and records the range of the permuted system means,
