@@ -208,7 +208,7 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
 
     import numpy as np
 
-    from .commands._comparison import records
+    from .stats.records import records
     from .stats import pairwise
     from .stats.resample import MeanStat
 

@@ -43,6 +43,7 @@ def _variance(ctx, param, value):
               help="--items-are-systems: the values [default: pred].")
 @_common.by_option("--items-are-systems: one estimate per value of this column.")
 @click.option("--design", "designs", multiple=True, callback=_designs, metavar="t|anova|ci",
+              shell_complete=_common.completion_of(("t", "anova", "ci")),
               help="Paired t-test, one-way ANOVA, CI width [default: t].")
 @click.option("--difference", type=_common.FiniteFloat(0, min_open=True), default=None, metavar="D",
               help="Difference to detect (anova: range; ci: width).")
@@ -51,6 +52,7 @@ def _variance(ctx, param, value):
 @click.option("--power", "target", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.8,
               show_default=True, help="Power to reach (1 - beta).")
 @click.option("--variance", default="within", show_default=True, callback=_variance,
+              shell_complete=_common.completion_of(("within", "residual", "paired")),
               metavar="within|residual|paired|V", help="Estimate from the data, or a given σ².")
 @click.option("--systems", type=click.IntRange(min=2), default=None, metavar="M",
               help="anova: systems [default: the data's, else 2].")
@@ -96,7 +98,9 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                 continue
             complete = matrix[:, (matrix == matrix).all(axis=0)]
             if complete.shape[1] < 2:
-                raise click.UsageError(f"{measure}: fewer than two topics every system has; no variance to estimate")
+                where = "".join(f" {k}={v}" for k, v in zip(by, key))
+                _common.warn(f"{measure}{where}: fewer than two topics every system has: no variance to estimate")
+                continue
             rows.extend(_plan_row(head, variance, P.variance_estimates(complete), designs, requirement, systems,
                                   topics))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
