@@ -164,3 +164,31 @@ def test_randomization_agrees_with_ranx_fisher():
                                                                       permutations=trials)).rows[1].p["randomization"]
         p = (ours + theirs) / 2
         assert abs(ours - theirs) <= 5 * math.sqrt(p * (1 - p) * 2 / trials) + 1 / trials, (ours, theirs)
+
+
+def test_bootstrap_interval_agrees_with_sacrebleu_paired_bs():
+    """sacreBLEU's ``_paired_bs_test`` interval of a system's score is mean ± half the distance between the
+    (N/40)-th order statistics, i.e. the order statistics themselves; ours is the type-7 percentile interval.
+    Both estimate the 2.5% and 97.5% quantiles of the bootstrap distribution of the mean from N replicates:
+    each estimate has a standard error of about √(q(1−q)/N)/φ(z_q)·σ (σ = s/√n the bootstrap sd, q = 0.025),
+    so the two differ by at most 5·√2 of it (failing by chance with probability < 1e-6)."""
+    sacrebleu, metric = _fake_metric_module()
+    from sacrebleu.significance import _paired_bs_test
+
+    rng = np.random.default_rng(29)
+    base, other = rng.random(300), rng.random(300) * 0.9 + 0.05
+    replicates = 1000
+    bl_stats = metric._extract_corpus_statistics([repr(float(v)) for v in base], None)
+    bl_result = sacrebleu.significance.Result(metric._aggregate_and_compute(bl_stats).score)
+    _, results = _paired_bs_test({"m": (np.array(bl_stats), bl_result)}, "x", [repr(float(v)) for v in other],
+                                 None, {"m": metric}, n_samples=replicates, seed=12345)
+    theirs = results["m"]
+    systems = pairwise.Systems(["b", "x"], MeanStat(), [base, other], [base.mean(), other.mean()])
+    row = pairwise.compare(systems, [(1, 0)], pairwise.Settings(tests=("bootstrap",), bootstrap=replicates,
+                                                                 permutations=0)).rows[1]
+    sigma = other.std(ddof=1) / math.sqrt(len(other))
+    q = 0.025
+    tolerance = 5 * math.sqrt(2) * math.sqrt(q * (1 - q) / replicates) / st.norm.pdf(st.norm.ppf(q)) * sigma
+    assert abs(row.ci_low - (theirs.mean - theirs.ci)) <= tolerance
+    assert abs(row.ci_high - (theirs.mean + theirs.ci)) <= tolerance
+    assert theirs.score == pytest.approx(row.value, rel=1e-6)  # sacreBLEU sums in float32
