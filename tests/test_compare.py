@@ -496,3 +496,23 @@ def test_one_group_gives_no_bootstrap_answer(tmp_path):
     assert row["p_bootstrap"] == "nan" and row["delta_ci_low"] == "nan" and row["ci_low"] == "nan"
     assert row["p_randomization"] == "1"  # one swap can only give ±δ
     assert "fewer than two groups: no bootstrap interval or p_bootstrap" in result.stderr
+
+
+def test_a_prediction_of_several_runs_is_compared_on_its_mean_per_group(tmp_path):
+    paths, _, _ = _write_systems(tmp_path, noises=(0.8, 1.5, 3.0, 2.0))
+    result = invoke("--measure", "mrr", "--test", "t", "--output-format", "jsonl", paths[0],
+                    "--system", f"seeds={paths[1]},{paths[2]},{paths[3]}")
+    assert result.exit_code == 0, result.stderr
+    base, seeds = [json.loads(x) for x in result.stdout.splitlines()]
+    alone = [json.loads(x) for x in invoke("--measure", "mrr", "--test", "t", "--output-format", "jsonl",
+                                           *paths).stdout.splitlines()]
+    run_values = [r["value"] for r in alone[1:]]
+    assert seeds["system"] == "seeds" and seeds["runs"] == 3
+    assert seeds["value"] == pytest.approx(np.mean(run_values), rel=1e-12)
+    assert seeds["runs_sd"] == pytest.approx(np.std(run_values, ddof=1), rel=1e-9)
+    per_group = []
+    for path in paths:
+        out = CliRunner().invoke(main, ["mrr", "--per-group", "--output-format", "jsonl", path]).stdout
+        per_group.append([r["mrr"] for r in map(json.loads, out.splitlines()) if "group" in r])
+    mean = np.mean(per_group[1:], axis=0)
+    assert seeds["p_t"] == pytest.approx(scipy_stats.ttest_rel(mean, per_group[0]).pvalue, rel=1e-9)

@@ -103,9 +103,10 @@ def records(outcome, systems, settings, measure: str, signature, extra=None) -> 
     return build(outcome, systems, settings, measure, signature, extra)
 
 
-def item_matrices(files, input_format, exclude_systems, column: str, by) -> dict:
+def item_matrices(files, input_format, exclude_systems, column: str, by, require_two: bool = True) -> dict:
     """--items-are-systems: {--by key: (system names, systems × groups matrix)} with the items of every
-    group as the systems and ``column`` (pred or an extra column) as their values."""
+    group as the systems and ``column`` (pred or an extra column) as their values; fewer than two
+    systems is a DataError (``require_two``) or a note."""
     import numpy as np
 
     from ..errors import DataError
@@ -126,8 +127,11 @@ def item_matrices(files, input_format, exclude_systems, column: str, by) -> dict
         names, groups, matrix = table.matrix()
         where = f" ({', '.join(f'{k}={v}' for k, v in zip(by, key))})" if by else ""
         if len(names) < 2:
-            raise DataError(f"--items-are-systems: {len(names)} system{'s' * (len(names) != 1)}{where}; "
-                            "two or more are compared")
+            if require_two:
+                raise DataError(f"--items-are-systems: {len(names)} system{'s' * (len(names) != 1)}{where}; "
+                                "two or more are compared")
+            _common.warn(f"--items-are-systems: one system{where}: nothing to estimate")
+            continue
         incomplete = int((~np.isfinite(matrix)).any(axis=0).sum())
         if incomplete:
             _common.warn(f"{incomplete} of {len(groups)} groups{where} lack a value of some system: pairs use "

@@ -115,7 +115,7 @@ def _matrices(files, qrels, measures, items_are_systems, value_column, by, input
         if qrels:
             raise click.UsageError("--qrels does not apply to --items-are-systems")
         for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems,
-                                                              value_column or "pred", by).items():
+                                                              value_column or "pred", by, require_two=False).items():
             yield key, value_column or "pred", names, matrix
         return
     if value_column is not None:
