@@ -336,7 +336,7 @@ def _marking_text(marking: Marking) -> str:
     if marking.adjusted:
         names = " or ".join(sorted(CORRECTION_NAMES.get(c, c) for c in marking.corrections)) or "adjusted"
         sizes = " or ".join(str(f) for f in sorted(marking.families))
-        kinds = " or ".join(sorted(k.replace("-", " ") for k in marking.kinds if k != "baseline"))
+        kinds = "all pairs" if "all-pairs" in marking.kinds else ""
         plural = "s" if sizes != "1" else ""
         family = f" over the {sizes} comparison{plural} of each measure" if sizes else ""
         return f"{text}, {names}-adjusted{family}" + (f": {kinds}" if kinds else "")

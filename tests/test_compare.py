@@ -260,7 +260,7 @@ def test_output_rows_and_columns(tmp_path):
         assert 1 / 201 <= float(row["p_bootstrap"]) <= 1 and 1 / 301 <= float(row["p_randomization"]) <= 1
     assert rows[1]["signature"] == ("ndcg|gain:exp|ties:pessimistic|relevance:ranks|scores:no|missing_pred:drop|"
                                     "pred:lower|test:bootstrap,randomization|ci:0.95|bootstrap:200|permutations:300|"
-                                    "seed:12345|family:baseline|v:0.1.0")
+                                    "seed:12345|family:baseline|systems:3|v:0.1.0")
     assert result.stderr == "rankeval: skipped 1 item without a gold value (blanks)\n"
 
 
@@ -270,7 +270,7 @@ def test_a_row_does_not_depend_on_the_other_predictions_compared(tmp_path):
     paths, _, _ = _write_systems(tmp_path)
     two = table(invoke("--measure", "err", *paths[:2]).stdout)
     three = table(invoke("--measure", "err", *paths).stdout)
-    family = ("es_e", "family")
+    family = ("es_e", "family", "signature")  # the signature counts the systems
     assert [{k: v for k, v in r.items() if k not in family} for r in three[:2]] == \
         [{k: v for k, v in r.items() if k not in family} for r in two]
     assert [r["family"] for r in three] == ["", "2", "2"] and [r["family"] for r in two] == ["", "1"]
@@ -429,7 +429,7 @@ def test_real_jcml_features_unk_against_length(shared):
     assert float(other["delta_ci_low"]) <= float(other["delta"]) <= float(other["delta_ci_high"])
     assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|"
                                          "test:bootstrap,randomization|ci:0.95|bootstrap:1000|"
-                                         "permutations:1000|seed:12345|family:baseline|v:")
+                                         "permutations:1000|seed:12345|family:baseline|systems:2|v:")
 
 
 def _segment_scores(missing=False):

@@ -91,10 +91,10 @@ def settings_of(tests, default_tests, *, level, bootstrap, permutations, seed, c
                     permutations=permutations, seed=seed, correction=correction)
 
 
-def signature_fields(settings, pairs, names) -> dict:
+def signature_fields(settings, pairs, names, baselines=(), all_pairs: bool = False) -> dict:
     from ..stats.records import signature_fields as fields
 
-    return fields(settings, pairs, names)
+    return fields(settings, pairs, names, baselines, all_pairs)
 
 
 def records(outcome, systems, settings, measure: str, signature, extra=None) -> list[dict]:

@@ -209,7 +209,7 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
     for m in measures:
         matrix = system_matrix(systems, m, settings)
         outcome = pairwise.compare(matrix, pairs, stats)
-        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels))
+        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels, baselines, all_pairs))
         records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)

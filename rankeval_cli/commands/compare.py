@@ -155,7 +155,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         for key, scorers in parts.items():
             results = [s.result() for s in scorers]
-            rows = _rows(spec, settings, scorers, results, groups, directions, stats, pairs)
+            rows = _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines, all_pairs)
             writer.write_many(keyed(row, by, key) for row in rows)
             _warn_counts(paths if pred_columns is None else names, results, spec.missing_pred,
                          dict(zip(by, key)))
@@ -184,7 +184,7 @@ def _compare_items(files, input_format, exclude_systems, column, higher_better, 
             pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
             outcome = pairwise.compare(systems, pairs, stats)
             sig = signature("items", values=column, higher_better=higher_better,
-                            **_comparison.signature_fields(stats, pairs, names))
+                            **_comparison.signature_fields(stats, pairs, names, baselines, all_pairs))
             writer.write_many(keyed(row, by, key)
                               for row in _comparison.records(outcome, systems, stats, column, sig))
 
@@ -261,7 +261,7 @@ def _score_columns(files, input_format, exclude_systems, spec, systems, default_
     return parts
 
 
-def _rows(spec, settings, scorers, results, groups, directions, stats, pairs):
+def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines=(), all_pairs=False):
     """One record per system and per compared pair (:func:`rankeval_cli.stats.pairwise.compare`)."""
     import numpy as np
 
@@ -284,7 +284,7 @@ def _rows(spec, settings, scorers, results, groups, directions, stats, pairs):
         outcome = pairwise.compare(systems, pairs, stats)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    fields = _comparison.signature_fields(stats, pairs, names)
+    fields = _comparison.signature_fields(stats, pairs, names, baselines, all_pairs)
     signatures = [signature(spec.name, **settings, pred="higher" if directions[members[0]] else "lower", **fields)
                   for _, members in groups]
     return _comparison.records(outcome, systems, stats, spec.label, signatures.__getitem__, undefined)

@@ -6,14 +6,20 @@ docs/significance.md lists them."""
 from __future__ import annotations
 
 
-def signature_fields(settings, pairs, names) -> dict:
-    """The statistics' settings for a signature: tests, resampling, correction and family."""
-    baselines = len(set(b for _, b in pairs))
-    family = "all-pairs" if len(pairs) == len(names) * (len(names) - 1) // 2 and baselines > 1 \
-        else "baseline" if baselines <= 1 else f"{baselines}-baselines"
+def signature_fields(settings, pairs, names, baselines=(), all_pairs: bool = False) -> dict:
+    """The statistics' settings for a signature: tests, resampling, correction, the family (``all-pairs``,
+    ``baseline`` = the first system, or ``baseline=NAME+NAME`` as given) and the number of systems
+    (ES_E and Tukey's HSD depend on the systems compared)."""
+    if all_pairs:
+        family = "all-pairs"
+    elif baselines:
+        family = "baseline=" + "+".join(dict.fromkeys(str(names[b]) for _, b in pairs))
+    else:
+        family = "baseline"
     return dict(test=",".join(settings.tests), ci=repr(float(settings.level)), bootstrap=settings.bootstrap,
                 permutations=settings.permutations, seed=settings.seed,
-                correction=None if settings.correction == "none" else settings.correction, family=family)
+                correction=None if settings.correction == "none" else settings.correction, family=family,
+                systems=len(names))
 
 
 def records(outcome, systems, settings, measure: str, signature, extra=None) -> list[dict]:
