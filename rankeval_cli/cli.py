@@ -28,6 +28,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation between system-level rankings.",
     "compare": "Compare two or more predictions with paired significance tests.",
+    "power": "Topic set size and statistical power of a comparison.",
     "trec_eval": "trec_eval 10.0's command line and output (every measure, byte for byte).",
     "trec-eval": "The same as trec_eval.",
     "plot": "Figures: system rankings, metric versus human, a measure's distribution.",

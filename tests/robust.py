@@ -53,6 +53,7 @@ STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {
     "compare": ["--pred-columns", "pred,pred", "--bootstrap", "20", "--permutations", "20"],
+    "power": ["--items-are-systems", "--difference", "0.05"],
     "learn features": ["--hyp-column", "item", "--ref-column", "group", "--missing-ref", "drop"],  # groups may be empty
     # a figure of the stream's systems, written to a file (stdout stays empty)
     "plot": ["scatter", "-o", os.path.join(tempfile.mkdtemp(prefix="rankeval-contract-"), "plot.svg")],

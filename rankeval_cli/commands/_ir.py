@@ -191,50 +191,88 @@ COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
 
 
 def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
-                 rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
-    """compare with TREC input: every run against the first, per measure."""
-    from ..ir.compare import aligned, common_queries
-    from ..ir.summaries import mean_value as summary_value
-    from ..stats import paired_queries as pq
+                 rel_max, higher_better, input_format, exclude_systems, stats, baselines=(), all_pairs=False,
+                 system_specs=()):
+    """compare with TREC input: the runs (or systems of several runs) compared per measure by
+    :func:`rankeval_cli.stats.pairwise.compare`, written by :mod:`._comparison`."""
+    from ..stats import pairwise
+    from . import _comparison
 
     measures = parse_measures(names, COMPARE_MEASURES)
+    summed = [m.name for m in measures if m.summed]
+    if summed:
+        raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "
+                                 "values from 'rankeval report --per-group'", param_hint="'-m'")
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
                         rel_max=rel_max, higher_better=higher_better)
-    runs = evaluate_runs(files, qrels, measures, settings, input_format=input_format,
-                         exclude_systems=exclude_systems)
-    if len(runs) < 2:
-        raise click.UsageError("compare needs two or more runs (the first is the baseline)")
-    base = runs[0]
+    systems, aliases = run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs)
+    if len(systems) < 2:
+        raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
+    labels = [name for name, _ in systems]
+    pairs = _comparison.resolve_pairs(labels, baselines, all_pairs, aliases)
     records = []
     for m in measures:
-        rows = []
-        for run in runs:
-            value = summary_value(m, run.values(m.name))
-            row = {"run": run.label, "baseline": base.label, "measure": m.name, "value": value}
-            common = common_queries(run, base)
-            x = aligned(run, m.name, common)
-            b = aligned(base, m.name, common)
-            row["delta"] = value - summary_value(m, base.values(m.name))
-            if run is base:
-                row.update(queries=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
-                           p_randomization=None)
-            else:
-                wins, ties, losses = pq.wins_ties_losses(x, b)
-                row.update(queries=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
-                           p_wilcoxon=pq.wilcoxon(x, b)[1], p_randomization=pq.randomization(x, b, permutations,
-                                                                                             seed))
-            rows.append(row)
-        if correction != "none":
-            for test in ("p_t", "p_wilcoxon", "p_randomization"):
-                others = rows[1:]
-                adjusted = pq.correct([r[test] for r in others], correction)
-                rows[0][f"{test}_adj"] = None
-                for r, p in zip(others, adjusted):
-                    r[f"{test}_adj"] = p
-        for row in rows:
-            row["signature"] = settings.signature(m, test="t,wilcoxon,randomization", permutations=permutations,
-                                                  seed=seed, correction=None if correction == "none" else correction)
-            records.append(row)
+        matrix = system_matrix(systems, m, settings)
+        outcome = pairwise.compare(matrix, pairs, stats)
+        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels, baselines, all_pairs))
+        records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
 
+
+def run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs):
+    """[(name, [RunValues])]: every run file (or run of a stream) on its own, then each --system of
+    several runs; and {file name: index} for the runs named by their tag."""
+    from . import _comparison
+
+    specs = _comparison.parse_system_specs(system_specs)
+    if specs and isinstance(files, _Opened):
+        raise click.UsageError("--system names run files: give the runs as files with --qrels, not as a stream")
+    spec_files = [path for _, paths in specs for path in paths]
+    runs = evaluate_runs(list(files) + spec_files if not isinstance(files, _Opened) else files, qrels, measures,
+                         settings, input_format=input_format, exclude_systems=exclude_systems)
+    single = runs[:len(runs) - len(spec_files)]
+    grouped, start = [], len(single)
+    for name, paths in specs:
+        grouped.append((name, runs[start:start + len(paths)]))
+        start += len(paths)
+    systems = [(run.label, [run]) for run in single] + grouped
+    aliases = {run.source: i for i, (_, group) in enumerate(systems[:len(single)]) for run in group
+               if getattr(run, "source", None)}
+    _warn_partial_topics(systems)
+    return systems, aliases
+
+
+def system_matrix(systems, measure, settings):
+    """:class:`~rankeval_cli.stats.pairwise.Systems` of one measure: per system the per-query values
+    (the mean over its runs) on every query any system has, NaN where it has none."""
+    import numpy as np
+
+    from ..ir.summaries import summary_value
+    from ..stats import pairwise
+    from ..stats.effect import runs_summary
+    from ..stats.resample import MeanStat
+
+    qids = sorted({q for _, group in systems for run in group for q in run.qids}, key=lambda q: q.encode("utf-8"))
+    where = {q: i for i, q in enumerate(qids)}
+    raws, values, runs = [], [], []
+    for _, group in systems:
+        per_run = np.full((len(group), len(qids)), np.nan)
+        for r, run in enumerate(group):
+            per_run[r, [where[q] for q in run.qids]] = run.values(measure.name)
+        raws.append(per_run.mean(axis=0))  # NaN where a run lacks the query
+        run_values = [summary_value(measure, run, settings) for run in group]
+        values.append(run_values[0] if len(group) == 1 else float(np.mean(run_values)))
+        runs.append(runs_summary(run_values) if len(group) > 1 else None)
+    return pairwise.Systems([name for name, _ in systems], MeanStat(), raws, values, runs=runs)
+
+
+def _warn_partial_topics(systems) -> None:
+    """A note on stderr when runs hold different queries: pairs use the queries both have."""
+    sets = [set(run.qids) for _, group in systems for run in group]
+    union = set().union(*sets)
+    common = set.intersection(*sets) if sets else set()
+    if len(common) < len(union):
+        _common.warn(f"the runs hold {len(union)} queries, {len(common)} of them in every run: each pair is "
+                     "compared on the queries both have, a system of several runs on the queries all its runs "
+                     "have, ES_E and Tukey's HSD on the queries every run has")
