@@ -75,11 +75,10 @@ def method_option(help_text: str, names=METHOD_NAMES):
 def score_options(f):
     """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
     f = click.option("--domain-column", default="domain", show_default=True, metavar="COLUMN",
-                     help="z-score --protocol wmt24: the extra column naming each segment's domain.")(f)
+                     help="z-score wmt24: the column naming each segment's domain.")(f)
     f = click.option("--protocol", type=click.Choice(("wmt20-23", "wmt24")), default="wmt20-23", show_default=True,
-                     help="z-score: wmt20-23 (rank-sum tests, Appraise's clusters) or wmt24 (a judge's last "
-                          "score per item, domain macro-average, per-domain signed-rank tests combined by "
-                          "Stouffer's method, WMT24's clusters).")(f)
+                     help="z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
+                          "signed-rank tests combined by Stouffer's method).")(f)
     f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
                      show_default=True, help="z-score: p below this is a significant win.")(f)
     f = click.option("--shared-segments", is_flag=True,
@@ -145,8 +144,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      clusters (WMT15-16)
       z-score        scores, not ranks (DA, ESA, MQM; WMT17-24): z per judge,
                      mean over segments; one-sided rank-sum wins, clusters;
-                     --protocol wmt24: domain macro-average, signed-rank
-                     tests per domain (Stouffer), WMT24's clusters;
+                     --protocol wmt24: WMT24's per-domain procedure;
                      --ci: segment bootstrap, ci_low ci_high
                      (docs/human-rankings.md)
 
