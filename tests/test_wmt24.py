@@ -403,3 +403,15 @@ def test_data_errors():
     result = cli_input(WMT24 + ["--rank-by", "z"], no_judge)
     assert result.exit_code == 1 and "--rank-by raw" in result.stderr
     assert ok(cli_input(WMT24, no_judge)).stdout.count("\n") == 2
+
+
+def test_undefined_p_values():
+    # P and Q share no segment; R and Q tie on all 14 segments of domain A (asymptotic: 0/0)
+    rows = [("j", "P", f"p{i}", "A", 90, 0.0) for i in range(3)]
+    rows += [("j", s, f"s{i}", "A", 50 + i, 0.0) for s in ("Q", "R") for i in range(14)]
+    ranking = rank_tsv(as_tsv(rows))[0]
+    assert ranking.systems == ["P", "Q", "R"]
+    assert np.isnan(ranking.p[0, 1]) and np.isnan(ranking.p[1, 2]) and np.isnan(ranking.p[0, 2])
+    # no wins or losses, and no pair "not different": every position ends a cluster
+    assert ranking.wins.tolist() == [0, 0, 0] and ranking.losses.tolist() == [0, 0, 0]
+    assert ranking.cluster.tolist() == [1, 2, 3]

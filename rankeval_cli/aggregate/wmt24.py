@@ -23,9 +23,9 @@ every segment lies in one domain δ(g).
    else a loss (b's p_ba counts for b). Rank range lo = losses + 1, hi = K − wins.
 5. **Clusters**: walking down the order, a cluster ends after position i unless some
    system at positions 1..i is not significantly different from some system below i
-   (p_jk > α for j ≤ i < k). NaN p-values (a domain with every difference 0 tested
-   asymptotically; p_d of 0 and 1 in one pair) are neither wins nor "not different",
-   as WMT24's comparisons ``p < α`` and ``p > α`` are both false for NaN.
+   (p_jk > α for j ≤ i < k). NaN p-values (no shared segment; a domain with every
+   difference 0 tested asymptotically; p_d of 0 and 1 in one pair) are neither wins nor
+   "not different", as WMT24's comparisons ``p < α`` and ``p > α`` are both false for NaN.
 """
 
 from __future__ import annotations
@@ -88,11 +88,12 @@ def wmt24_clusters(p: np.ndarray, alpha: float) -> np.ndarray:
     [1, 2, 2]
     """
     k = len(p)
+    if k == 0:
+        return np.zeros(0, dtype=np.int64)
     with np.errstate(invalid="ignore"):
         same = p > alpha
-    joined = [bool(same[:i + 1, i + 1:].any()) for i in range(k - 1)]
-    return 1 + np.concatenate([[0], np.cumsum(~np.array(joined, dtype=bool))]).astype(np.int64) if k else \
-        np.zeros(0, dtype=np.int64)
+    boundary = [not same[:i + 1, i + 1:].any() for i in range(k - 1)]
+    return 1 + np.concatenate([[0], np.cumsum(boundary, dtype=np.int64)])
 
 
 def wins_losses(p: np.ndarray, value: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
