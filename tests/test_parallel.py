@@ -47,6 +47,22 @@ CASES = {
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
 
 
+def _judgments(seed=5, segments=40) -> str:
+    """One judgment per group (as convert --from appraise writes them), two domains, two lps."""
+    rng = np.random.default_rng(seed)
+    lines = ["group\titem\tgold\tpred\tjudge\tsegment\tdomain\tlp"]
+    for lp in ("en-cs", "en-de"):
+        for g in range(segments):
+            for s in range(4):
+                lines.append(f"{lp}:{g}:{s}\tS{s}\t{-rng.integers(40 + 10 * s, 101)}\t\tj{rng.integers(3)}\t"
+                             f"seg{g}\t{'AB'[g % 2]}\t{lp}")
+    return "\n".join(lines) + "\n"
+
+
+#: the z-score method's wmt24 protocol: its domain-stratified bootstrap units
+WMT24 = ["aggregate", "--method", "z-score", "--protocol", "wmt24", "--by", "lp", *CI]
+
+
 def _with_jobs():
     for path, command in COMMANDS:
         if any("--jobs" in getattr(p, "opts", ()) for p in command.params):
@@ -104,6 +120,13 @@ def test_progress_counts_units_across_workers_on_a_terminal():
         os.close(controller)
     assert proc.returncode == 0
     assert b"rankeval: TrueSkill runs" in shown and b"2/2" in shown
+
+
+def test_wmt24_intervals_identical_across_jobs():
+    text = _judgments()
+    one = _run([*WMT24, "--jobs", "1"], input_text=text)
+    assert one.returncode == 0 and one.stdout.count("\n") == 9, one.stderr
+    assert _run([*WMT24, "--jobs", "2"], input_text=text).stdout == one.stdout
 
 
 def test_trueskill_runs_identical_across_jobs():
