@@ -63,6 +63,10 @@ def is_fusion(method: str) -> bool:
     return canonical(method) in FUSION
 
 
+def _kemeny(stats, approximate: bool = False):
+    return kemeny_scores(stats.wins, approximate=approximate)
+
+
 def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n-r",
            fv_denominator: str = "pair", approximate: bool = False,
            bt_alpha: float = DEFAULT_ALPHA, bt_ties: str = "ignore"):
@@ -73,7 +77,7 @@ def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n
     if method == "fv":
         return partial(methods.fv, denominator=fv_denominator)
     if method == "kemeny":
-        return lambda stats: kemeny_scores(stats.wins, approximate=approximate)
+        return partial(_kemeny, approximate=approximate)
     if method == "bradley-terry":
         return partial(bt_scores, alpha=bt_alpha, ties=bt_ties)
     if method == "trueskill":  # one run on the counts as given; aggregate.run plays WMT's repeated runs
