@@ -93,3 +93,16 @@ def test_a_field_at_the_very_end_of_the_buffer():
     buf = np.frombuffer(b"q1 abcdefghij", dtype=np.uint8)
     ids = ByteIds.from_fields(buf, np.array([0, 3]), np.array([2, 13]))
     assert ids.tolist() == [b"q1", b"abcdefghij"] and ids.width == 16
+
+
+def test_numpy_bytes_array_manners():
+    """Indexing, comparison with one id and the explicit S array behave as a numpy ``S``
+    array's would (for code written against one)."""
+    values = [b"ceci", b"x" * 70, b"ab", b"ceci"]
+    ids, plain = ByteIds.from_list(values), np.array(values)
+    assert (ids == b"ceci").tolist() == (plain == b"ceci").tolist() and (ids != "ab").tolist() == [True, True, False,
+                                                                                                   True]
+    assert ids[1:3].tolist() == plain[1:3].tolist() and ids[np.array([3, 0])].tolist() == [b"ceci", b"ceci"]
+    assert ids[plain == b"ab"].tolist() == [b"ab"] and ids[-1] == b"ceci"
+    assert np.asarray(ids).tolist() == values and ids.dtype == plain.dtype
+    assert ByteIds.of(plain).tolist() == values == ByteIds.of([v.decode() for v in values]).tolist()

@@ -78,7 +78,7 @@ def test_read_as_trec_eval_reads(case):
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == without_runid(expected)
     # trec_eval's runid is the tag of the run's last line
-    assert trec.read_run(str(DATA / f"{case.removesuffix('.c')}.run")).runid == runid_of(expected)
+    assert trec.read_run(str(DATA / f"{case.removesuffix('.c')}.run")).last_tag == runid_of(expected)
 
 
 def test_the_cases_differ_from_one_another_where_they_should():
@@ -314,7 +314,7 @@ def test_any_block_size_reads_the_same(seed):
         part = trec.read_run(_bytes_source(text), block_bytes=block)
         assert part.docno.tolist() == whole.docno.tolist() and (part.score == whole.score).all()
         assert [part.line_of(i) for i in range(part.n_rows)] == [whole.line_of(i) for i in range(whole.n_rows)]
-        assert (part.tag, part.runid) == (whole.tag, whole.runid)
+        assert (part.tag, part.last_tag) == (whole.tag, whole.last_tag)
     expected = [i + 1 for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
     assert [whole.line_of(i) for i in range(whole.n_rows)] == expected
 

@@ -79,6 +79,16 @@ class ByteIds:
         return cls.from_fields(buf, start, start + length)
 
     @classmethod
+    def of(cls, values) -> "ByteIds":
+        """``values`` as a column: a ByteIds itself, a numpy ``S`` array, or ``bytes`` or
+        ``str`` (encoded as UTF-8) in any sequence."""
+        if isinstance(values, ByteIds):
+            return values
+        if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+            return cls.from_list(values.reshape(-1).tolist())
+        return cls.from_list([v.encode("utf-8") if isinstance(v, str) else bytes(v) for v in values])
+
+    @classmethod
     def concat(cls, parts) -> "ByteIds":
         """The ids of ``parts`` one after another (fixed when every part is fixed)."""
         parts = list(parts)
@@ -117,11 +127,58 @@ class ByteIds:
             self._longest = int(self.length.max()) if len(self) else 0
         return self._longest
 
-    def __getitem__(self, i: int) -> bytes:
-        if self.width:
-            return self.data[int(i)].byteswap().tobytes()[:int(self.length[i])]
-        s = int(self.start[i])
-        return self.data[s:s + int(self.length[i])].tobytes()
+    def __getitem__(self, key):
+        """An id (``bytes``) for an integer; a column for a slice, an index array or a mask."""
+        if isinstance(key, (int, np.integer)):
+            i = int(key) + (len(self) if key < 0 else 0)
+            if self.width:
+                return self.data[i].byteswap().tobytes()[:int(self.length[i])]
+            s = int(self.start[i])
+            return self.data[s:s + int(self.length[i])].tobytes()
+        if isinstance(key, slice):
+            lo, hi, step = key.indices(len(self))
+            return self.slice(lo, max(hi, lo)) if step == 1 else self.take(np.arange(lo, hi, step))
+        key = np.asarray(key)
+        return self.take(np.flatnonzero(key) if key.dtype == bool else key)
+
+    def __eq__(self, other):
+        """Per id, whether it equals ``other`` (``bytes`` or ``str``)."""
+        if isinstance(other, str):
+            other = other.encode("utf-8")
+        if not isinstance(other, (bytes, bytearray)):
+            return NotImplemented
+        if not other:
+            return self.length == 0
+        value = ByteIds.from_list([bytes(other)])
+        k = max(self.key_words, value.key_words)
+        equal = (self.length == len(other)) & (self.words(k) == value.words(k)).all(axis=1)
+        for i in np.flatnonzero(equal & (self.length > VECTOR_BYTES)).tolist():
+            equal[i] = self[i] == other
+        return equal
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else ~equal
+
+    __hash__ = None
+
+    # ---- as a numpy bytes array (at the width of the longest id: for small columns) ---------
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The ``S`` dtype that holds every id (what :meth:`fixed` gives)."""
+        return np.dtype(f"S{max(self.longest, 1)}")
+
+    def fixed(self) -> np.ndarray:
+        """The ids as a numpy ``S`` array as wide as the longest: memory n × the longest id,
+        so only for a few ids (an error message, a small batch)."""
+        return np.array(self.tolist(), dtype=self.dtype) if len(self) else np.zeros(0, "S1")
+
+    def astype(self, dtype) -> np.ndarray:
+        return self.fixed().astype(dtype)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.fixed() if dtype is None else self.fixed().astype(dtype)
 
     def take(self, rows: np.ndarray) -> "ByteIds":
         """The ids at ``rows`` (a packed column shares its buffer)."""

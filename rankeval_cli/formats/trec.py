@@ -12,7 +12,7 @@ are trec_eval's (``get_trec_results.c``, ``get_qrels.c``):
   byte is ``#``, in qrels a line whose first byte is ``#`` (trec_eval reads an indented
   ``#`` in qrels as data, and so does this reader);
 - the run's first tag names it (:attr:`Run.tag`); the tag of its last line is trec_eval's
-  ``runid`` (:attr:`Run.runid`).
+  ``runid`` (:attr:`Run.last_tag`).
 
 Stricter than trec_eval, each a one-line error at its line: a score that is not a finite
 decimal number (trec_eval's ``atof`` reads ``abc`` as 0), a grade that is not an integer
@@ -173,8 +173,8 @@ class Run:
 
     ``qids[code]`` is the query id (``str``) of code ``code`` (codes in order of first
     appearance); ``docno`` a :class:`~.byteids.ByteIds` column. ``tag`` is the tag of the
-    file's first line (it names the run), ``runid`` that of the last line read
-    (trec_eval's ``runid``). ``line_of(row)`` gives a row's line in the file.
+    file's first line (it names the run), ``last_tag`` that of the last line read
+    (trec_eval's ``runid``: the file's last). ``line_of(row)`` gives a row's line in the file.
     """
 
     source: str
@@ -184,7 +184,10 @@ class Run:
     docno: ByteIds
     score: np.ndarray  # float64 per row
     lines: LineMap
-    runid: str = ""
+    last_tag: str = ""
+
+    def __post_init__(self):
+        self.docno = ByteIds.of(self.docno)
 
     @property
     def n_rows(self) -> int:
@@ -204,6 +207,9 @@ class Qrels:
     docno: ByteIds  # sorted within each query
     grade: np.ndarray  # int64
     line: np.ndarray  # int64 line of each judgment
+
+    def __post_init__(self):
+        self.docno = ByteIds.of(self.docno)
 
 
 # ---- tokenizing -------------------------------------------------------------------------
@@ -476,7 +482,7 @@ class _Block:
     score: np.ndarray
     lines: LineMap
     tag: str  # the run's first tag
-    runid: str  # the block's last tag
+    last_tag: str  # the block's last tag
 
     def __len__(self) -> int:
         return len(self.code)
@@ -484,12 +490,12 @@ class _Block:
     def rows(self, lo: int, hi: int | None = None) -> "_Block":
         hi = len(self) if hi is None else hi
         return _Block(self.code[lo:hi], self.docno.slice(lo, hi), self.score[lo:hi], self.lines.slice(lo, hi),
-                      self.tag, self.runid)
+                      self.tag, self.last_tag)
 
     @staticmethod
     def concat(a: "_Block", b: "_Block") -> "_Block":
         return _Block(np.concatenate((a.code, b.code)), ByteIds.concat([a.docno, b.docno]),
-                      np.concatenate((a.score, b.score)), LineMap.concat((a.lines, b.lines)), a.tag, b.runid)
+                      np.concatenate((a.score, b.score)), LineMap.concat((a.lines, b.lines)), a.tag, b.last_tag)
 
 
 def _run_blocks(source, block_bytes: int | None = None):
@@ -514,11 +520,11 @@ def read_run(source, block_bytes: int | None = None) -> Run:
         return _empty_run(name)
     return Run(source=name, tag=blocks[0].tag, qids=codes.qids, code=np.concatenate([b.code for b in blocks]),
                docno=ByteIds.concat([b.docno for b in blocks]), score=np.concatenate([b.score for b in blocks]),
-               lines=LineMap.concat(b.lines for b in blocks), runid=blocks[-1].runid)
+               lines=LineMap.concat(b.lines for b in blocks), last_tag=blocks[-1].last_tag)
 
 
-def _empty_run(name: str, tag: str = "", runid: str = "") -> Run:
-    return Run(name, tag, [], np.zeros(0, np.int32), ByteIds.from_list([]), np.zeros(0), LineMap.of([]), runid)
+def _empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
+    return Run(name, tag, [], np.zeros(0, np.int32), ByteIds.from_list([]), np.zeros(0), LineMap.of([]), last_tag)
 
 
 class Scattered(Exception):
@@ -551,10 +557,10 @@ def _stream_join_file(source, again, qrels, depth, all_queries, block_bytes):
     name = source_name(source)
     q_index = {q: i for i, q in enumerate(qrels.qids)}
     seen_q = np.zeros(len(qrels.qids), dtype=bool)
-    runid = tag = ""
+    last_tag = tag = ""
     try:
         for joined, part in _stream_parts(source, qrels, q_index, seen_q, depth, block_bytes):
-            runid, tag = part.runid, part.tag
+            last_tag, tag = part.last_tag, part.tag
             yield joined, part
     except Scattered as where:
         yield None, where  # discard what came before: the whole run follows
@@ -563,11 +569,11 @@ def _stream_join_file(source, again, qrels, depth, all_queries, block_bytes):
         joined = join(run, qrels, depth=depth)
         seen_q[:] = False
         seen_q[[q_index[q] for q in joined.qids]] = True
-        runid, tag = run.runid, run.tag
+        last_tag, tag = run.last_tag, run.tag
         yield joined, run
     if all_queries and not seen_q.all():
         missing = np.flatnonzero(~seen_q)
-        empty = _empty_run(name, tag, runid)
+        empty = _empty_run(name, tag, last_tag)
         yield join(empty, qrels, queries=missing.tolist()), empty
 
 
@@ -605,7 +611,7 @@ def _join_part(name, codes, block: _Block, qrels, q_index, seen_q, depth, closed
         # a query seen before comes back where the codes (numbered as first seen) go down
         row = 0 if code[0] < closed else int(np.flatnonzero(code[1:] < code[:-1])[0]) + 1
         raise Scattered(codes.qids[code[row]], block.lines.line(row))
-    part = Run(name, block.tag, codes.qids, code, block.docno, block.score, block.lines, block.runid)
+    part = Run(name, block.tag, codes.qids, code, block.docno, block.score, block.lines, block.last_tag)
     joined = join(part, qrels, depth=depth, run_to_q=run_to_q)  # errors name lines of the file
     for q in joined.qids:
         seen_q[q_index[q]] = True
