@@ -333,11 +333,11 @@ def _bytes_source(data: bytes):
 LIMIT_MB = 600
 
 
-def _limited(args, tmp_path, limit_mb: int = LIMIT_MB, stdin: bytes = b"") -> subprocess.CompletedProcess:
+def _limited(args, tmp_path, limit_mb: int = LIMIT_MB, stdin: bytes = b"", **env) -> subprocess.CompletedProcess:
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 
-    env = dict(os.environ, RANKEVAL_PROGRESS="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env = dict(os.environ, RANKEVAL_PROGRESS="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", **env)
     return subprocess.run([sys.executable, "-m", "rankeval_cli", *args], input=stdin, capture_output=True,
                           env=env, cwd=tmp_path, preexec_fn=limit, timeout=300)
 
@@ -405,3 +405,37 @@ def test_a_long_score_is_an_error_not_a_memory_error(tmp_path):
     assert done.returncode == 1
     assert done.stderr.decode().startswith("rankeval: run:1: score '1111")
     assert done.stderr.decode().endswith("is not a number we read (longer than 1024 characters)\n")
+
+
+def _line_cap():
+    from rankeval_cli import textio
+
+    if not hasattr(textio, "max_line_bytes"):
+        pytest.skip("textio has no cap on one line yet")
+
+
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_a_line_past_the_cap_is_an_error_naming_it(tmp_path, which):
+    """The cap on one line of every line reader (textio) holds for TREC files: a 3 MB docno
+    under a 1 MB cap is an error at its line, whatever the memory."""
+    _line_cap()
+    (tmp_path / "run").write_text("q1 Q0 a 1 2 t\n")
+    (tmp_path / "qrels").write_text("q1 0 a 1\n")
+    (tmp_path / which).write_text((tmp_path / which).read_text() + "q1 " + ("Q0 " if which == "run" else "0 ") +
+                                  "d" * (3 << 20) + (" 2 1 t\n" if which == "run" else " 1\n"))
+    done = _limited(["report", "--qrels", "qrels", "run"], tmp_path, RANKEVAL_MAX_LINE_BYTES="1M")
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith(f"rankeval: {which}:2: line longer than ")
+
+
+def test_gzip_of_zeros_stops_at_the_cap(tmp_path):
+    """256 MB of NUL bytes in 250 KB of gzip: one line past the 64 MiB cap, an error at line 1
+    in bounded memory (never the decompressed file)."""
+    _line_cap()
+    with gzip.open(tmp_path / "run.gz", "wb") as out:
+        for _ in range(256):
+            out.write(bytes(1 << 20))
+    (tmp_path / "qrels").write_text("q1 0 a 1\n")
+    done = _limited(["report", "--qrels", "qrels", "run.gz"], tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith("rankeval: run.gz:1: line longer than ")
