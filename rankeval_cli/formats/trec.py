@@ -36,26 +36,21 @@ descending, ties broken by docno descending in byte order (``form_res_rels.c``,
 - ``depth`` (trec_eval ``-M``) keeps the first N documents of each ordered ranking.
 
 Memory follows the data. A run is read in blocks of whole lines; each block is split
-into fields on its raw bytes, its ids gathered and its scores parsed
-(:func:`_parsed_blocks`), from a regular file in a second thread, a block or two ahead of
-the join (:func:`rankeval_cli.prefetch.ahead`), which works on whole queries. Query ids
-and docnos never become Python objects per row: they are :class:`~.byteids.ByteIds`
-columns (at most 32 + 4 bytes per id, or their length + 12), hashed and compared as
-64-bit words; a line far longer than a block is split on its own
-(:func:`_long_line_fields`). Blank and comment lines cost nothing: a row's line number
-comes from a :class:`LineMap` of stretches of consecutive lines. So a command holds
-O(block + longest line + the qrels + one query's rows) of a run read in order, and a run
-whose queries are scattered is read whole (from stdin or a pipe, it is copied to a
-temporary file as it is read, and read again from there).
+into fields on its raw bytes (:mod:`.trec_fields`), its ids gathered and its scores
+parsed (:func:`_parsed_blocks`), from a regular file in a second thread, a block or two
+ahead of the join (:func:`rankeval_cli.prefetch.ahead`), which works on whole queries.
+Query ids and docnos never become Python objects per row: they are
+:class:`~.byteids.ByteIds` columns (at most 32 + 4 bytes per id, or their length + 12),
+hashed and compared as 64-bit words. So a command holds O(block + longest line + the
+qrels + one query's rows) of a run read in order, and a run whose queries are scattered
+is read whole (from stdin or a pipe, it is copied to a temporary file as it is read, and
+read again from there).
 """
 
 from __future__ import annotations
 
-import codecs
 import io
-import re
 from dataclasses import dataclass, field
-from itertools import islice
 
 import numpy as np
 
@@ -63,7 +58,10 @@ from ..batch import Batch, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
 from ..textio import is_regular_file, open_binary, read_blocks, source_name
 from .byteids import ByteIds, same
-from .numparse import parse_exact, parse_fields
+from .trec_fields import QRELS, QRELS_FIELDS, RUN, RUN_FIELDS, LineMap, check_ids, fields, integers, numbers, shown
+
+__all__ = ["RUN_FIELDS", "QRELS_FIELDS", "LineMap", "Run", "Qrels", "Joined", "read_run", "read_qrels", "stream_join",
+           "join", "trec_order", "docno_words", "joined_batches", "read_trec", "Scattered", "HashIndex", "shown"]
 
 #: Bytes per block read at once (whole lines); parsing temporaries scale with it.
 RUN_BLOCK_BYTES = 1 << 21
@@ -71,100 +69,6 @@ RUN_BLOCK_BYTES = 1 << 21
 NONPOOL = -1
 #: relevance value of a retrieved document whose qrels grade is negative (trec_eval RELVALUE_UNJUDGED)
 UNJUDGED = -2
-
-RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
-QRELS_FIELDS = ("qid", "iter", "docno", "rel")
-
-#: A block longer than this holds a long line: its lines are split in stretches, the long ones alone.
-VECTOR_BLOCK = 1 << 23
-#: A line longer than this is split on its own (by a regular expression), not with per-byte arrays.
-LONG_LINE = 1 << 20
-#: Longest text of a field shown in a message.
-SHOWN = 60
-#: Bytes of a field decoded at once when checking that it is UTF-8.
-UTF8_PIECE = 1 << 20
-#: Longest score read (a double's exact decimal expansion has at most 767 significant digits).
-MAX_NUMBER_BYTES = 1024
-
-#: C's isspace: the bytes that separate fields (a newline ends the line as well)
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 11, 12, 13, 32]] = True
-_TOKEN = re.compile(rb"[^\t\n\v\f\r ]+")
-_HASH = 35  # '#'
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """What a line of a file holds (runs, qrels)."""
-
-    fields: tuple
-    more_fields: bool  # fields after the last are ignored (runs) or an error (qrels)
-    indented_comments: bool  # '#' after leading blanks starts a comment (runs) or only in column 0 (qrels)
-    ids: tuple  # the columns that are ids: UTF-8 without NUL
-
-    @property
-    def width(self) -> int:
-        return len(self.fields)
-
-
-RUN = _Layout(RUN_FIELDS, True, True, (0, 2, 5))
-QRELS = _Layout(QRELS_FIELDS, False, False, (0, 2))
-
-
-@dataclass
-class LineMap:
-    """The file line of every row of a run (or part of one), held as stretches of
-    consecutive lines: ``rows[i]`` starts a stretch at line ``lines[i]``. Skipped lines
-    (blank, comments) cost nothing; a row on every other line costs one stretch."""
-
-    rows: np.ndarray
-    lines: np.ndarray
-    n: int  # rows mapped
-
-    @classmethod
-    def of(cls, lines: np.ndarray) -> "LineMap":
-        """From the line of every row (increasing)."""
-        lines = np.asarray(lines, dtype=np.int64)
-        heads = np.flatnonzero(np.r_[True, np.diff(lines) != 1]) if len(lines) else np.zeros(0, np.int64)
-        return cls(heads.astype(np.int64), lines[heads], len(lines))
-
-    @classmethod
-    def consecutive(cls, first_line: int, n: int) -> "LineMap":
-        """``n`` rows on consecutive lines from ``first_line``."""
-        return cls(np.zeros(min(n, 1), np.int64), np.full(min(n, 1), first_line, np.int64), n)
-
-    def __len__(self) -> int:
-        return self.n
-
-    def all(self) -> np.ndarray:
-        """The line of every row."""
-        sizes = np.diff(np.append(self.rows, self.n))
-        return np.repeat(self.lines - self.rows, sizes) + np.arange(self.n, dtype=np.int64)
-
-    def slice(self, lo: int, hi: int) -> "LineMap":
-        """The map of rows ``lo:hi``."""
-        if hi <= lo:
-            return LineMap.consecutive(0, 0)
-        i = int(np.searchsorted(self.rows, lo, side="right")) - 1
-        j = int(np.searchsorted(self.rows, hi, side="left"))
-        rows = self.rows[i:j] - lo
-        lines = self.lines[i:j] - np.minimum(rows, 0)
-        return LineMap(np.maximum(rows, 0), lines, hi - lo)
-
-    @classmethod
-    def concat(cls, maps) -> "LineMap":
-        """The maps of consecutive parts as one."""
-        maps = list(maps)
-        starts = offsets_from_sizes(np.array([m.n for m in maps], dtype=np.int64))
-        if not maps:
-            return cls.consecutive(0, 0)
-        return cls(np.concatenate([m.rows + s for m, s in zip(maps, starts[:-1])]),
-                   np.concatenate([m.lines for m in maps]), int(starts[-1]))
-
-    def line(self, row: int) -> int:
-        i = int(np.searchsorted(self.rows, row, side="right")) - 1
-        return int(self.lines[i] + row - self.rows[i])
-
 
 @dataclass
 class Run:
@@ -212,223 +116,6 @@ class Qrels:
         self.docno = ByteIds.of(self.docno)
 
 
-# ---- tokenizing -------------------------------------------------------------------------
-
-def _fields(block: bytes, first_line: int, layout: _Layout, name: str):
-    """(buf, starts, ends, lines): the block's bytes, the byte offsets of the first
-    ``layout.width`` fields of every line with content, shaped (rows, width), and the
-    rows' lines (a :class:`LineMap`). Blank lines and comment lines have no row; a line
-    with too few fields (or, in qrels, too many) is an error at its line."""
-    buf = np.frombuffer(block, dtype=np.uint8)
-    fast = _plain_fields(block, buf, layout.width) if len(block) <= VECTOR_BLOCK else None
-    if fast is not None:
-        return buf, *fast, LineMap.consecutive(first_line, len(fast[0]))
-    if len(block) <= VECTOR_BLOCK:
-        starts, ends, lines = _split_fields(buf, 0, len(buf), first_line, layout, name)
-    else:
-        starts, ends, lines = _stretches(block, buf, first_line, layout, name)
-    return buf, starts, ends, LineMap.of(lines)
-
-
-def _plain_fields(block: bytes, buf: np.ndarray, width: int):
-    """The common layout, fast: single spaces between ``width`` fields, every line ending
-    in a newline, no comment line. Any other byte up to 32 (a tab, CR, a second space, a blank
-    line) shifts the separators out of their (line, field) places or leaves an empty
-    field, which the checks of their kinds and gaps see. Returns (starts, ends) or None."""
-    if not block.endswith(b"\n") or block.startswith((b" ", b"\n")):
-        return None
-    sep = buf <= 32
-    seps = np.flatnonzero(sep)
-    if len(seps) % width:
-        return None
-    kinds = buf[seps]
-    newlines = np.count_nonzero(kinds == 10)
-    # every width-th separator a newline, all the others spaces, no two separators side by side
-    if newlines * width != len(seps) or np.count_nonzero(kinds == 32) != len(seps) - newlines \
-            or not (kinds[width - 1::width] == 10).all() or (sep[1:] & sep[:-1]).any():
-        return None
-    starts = np.empty_like(seps)
-    starts[0] = 0
-    np.add(seps[:-1], 1, out=starts[1:])  # a field starts after the separator before it
-    starts, ends = starts.reshape(-1, width), seps.reshape(-1, width)
-    if b"#" in block and (buf[starts[:, 0]] == _HASH).any():  # a comment line
-        return None
-    return starts, ends
-
-
-def _split_fields(buf: np.ndarray, lo: int, hi: int, first_line: int, layout: _Layout, name: str):
-    """(starts, ends, lines) of the lines in ``buf[lo:hi]`` (whole lines, ``first_line`` the
-    first), with per-byte arrays."""
-    part = buf[lo:hi]
-    sep = _SPACE[part]
-    start = ~sep
-    start[1:] &= sep[:-1]
-    end = ~sep
-    end[:-1] &= sep[1:]
-    starts = np.flatnonzero(start)
-    ends = np.flatnonzero(end) + 1
-    del sep, start, end
-    newlines = np.flatnonzero(part == 10)
-    line = np.searchsorted(newlines, starts)  # of each token, counted from 0 in the part
-    n = len(starts)
-    first = np.ones(n, dtype=bool)  # the first token of its line
-    first[1:] = line[1:] != line[:-1]
-    comment = first & (part[starts] == _HASH)
-    if not layout.indented_comments and comment.any():
-        line_start = np.concatenate(([0], newlines + 1))
-        comment &= starts == line_start[line]
-    if comment.any():
-        keep = ~np.isin(line, line[comment])
-        starts, ends, line, first = starts[keep], ends[keep], line[keep], first[keep]
-        n = len(starts)
-    heads = np.flatnonzero(first)
-    counts = np.diff(np.append(heads, n))
-    bad = counts < layout.width if layout.more_fields else counts != layout.width
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(_count_message(layout, int(counts[i])), name, first_line + int(line[heads[i]]))
-    index = np.arange(n) - np.repeat(heads, counts)  # of each token within its line
-    if layout.more_fields and (counts > layout.width).any():
-        keep = index < layout.width
-        starts, ends = starts[keep], ends[keep]
-    rows = (first_line + line[heads]).astype(np.int64)
-    return (starts + lo).reshape(-1, layout.width), (ends + lo).reshape(-1, layout.width), rows
-
-
-def _stretches(block: bytes, buf: np.ndarray, first_line: int, layout: _Layout, name: str):
-    """:func:`_split_fields` over a block holding a line longer than LONG_LINE: stretches of
-    the other lines with per-byte arrays, each long line on its own."""
-    newlines = np.flatnonzero(buf == 10)
-    line_start = np.concatenate(([0], newlines + 1))
-    line_end = np.append(newlines, len(buf))
-    if line_start[-1] == len(buf):  # the block ends with a newline: no line after it
-        line_start, line_end = line_start[:-1], line_end[:-1]
-    long = np.flatnonzero(line_end - line_start > LONG_LINE)
-    pieces, line = [], 0
-    for i in [*long.tolist(), len(line_start)]:
-        if i > line:
-            pieces.append(_split_fields(buf, int(line_start[line]), int(line_end[i - 1]) + 1, first_line + line,
-                                        layout, name))
-        if i < len(line_start):
-            pieces.append(_long_line_fields(block, int(line_start[i]), int(line_end[i]), first_line + i, layout,
-                                            name))
-        line = i + 1
-    return tuple(np.concatenate([p[k] for p in pieces]) for k in range(3))
-
-
-def _long_line_fields(block: bytes, lo: int, hi: int, line: int, layout: _Layout, name: str):
-    """(starts, ends, lines) of one long line, ``block[lo:hi]``, by a regular expression
-    that stops after the fields it needs (memory: the line itself)."""
-    width = layout.width
-    tokens = list(islice(_TOKEN.finditer(block, lo, hi), width + 1))
-    empty = (np.zeros((0, width), np.int64), np.zeros((0, width), np.int64), np.zeros(0, np.int64))
-    if not tokens:
-        return empty
-    if block[tokens[0].start()] == _HASH and (layout.indented_comments or tokens[0].start() == lo):
-        return empty
-    if len(tokens) < width or (len(tokens) > width and not layout.more_fields):
-        raise DataError(_count_message(layout, len(tokens) if len(tokens) <= width else f"more than {width}"),
-                        name, line)
-    tokens = tokens[:width]
-    return (np.array([[t.start() for t in tokens]], dtype=np.int64),
-            np.array([[t.end() for t in tokens]], dtype=np.int64), np.array([line], dtype=np.int64))
-
-
-def _count_message(layout: _Layout, found) -> str:
-    more = "; more are ignored" if layout.more_fields else ""
-    return f"expected {layout.width} fields ({' '.join(layout.fields)}{more}), found {found}"
-
-
-def _check_ids(block: bytes, buf: np.ndarray, starts, ends, lines, layout: _Layout, name: str) -> None:
-    """The id fields are UTF-8 without NUL bytes; else an error at the first bad one's line.
-    Free for ASCII blocks; a block with other bytes is decoded whole first, and field by
-    field only where that fails (bytes that are not UTF-8 in an ignored field or a comment
-    are left alone, as trec_eval leaves them). A block holding a long line is checked field
-    by field, in pieces (memory: a piece, not the line)."""
-    ascii_ = block.isascii()
-    if ascii_ and b"\0" not in block:
-        return
-    big = len(block) > VECTOR_BLOCK
-    if not big:
-        utf8 = ascii_ or _utf8_error(block, 0, len(block)) is None
-        suspects = np.flatnonzero(buf == 0) if utf8 else np.flatnonzero((buf == 0) | (buf >= 0x80))
-        if not len(suspects):
-            return
-    for col in layout.ids:
-        s, e = starts[:, col], ends[:, col]
-        rows = range(len(s)) if big else \
-            np.flatnonzero(np.searchsorted(suspects, s) < np.searchsorted(suspects, e)).tolist()
-        for row in rows:  # the rows whose field holds a suspect byte
-            lo, hi = int(s[row]), int(e[row])
-            what = f"{layout.fields[col]} '{shown(block[lo:min(hi, lo + 4 * SHOWN + 1)])}'"
-            if block.find(b"\0", lo, hi) >= 0:
-                raise DataError(f"a NUL byte in the {what}", name, lines.line(row))
-            bad = None if ascii_ else _utf8_error(block, lo, hi)
-            if bad is not None:
-                raise DataError(f"the {what} is not UTF-8 (byte {bad:#04x}); convert the file first "
-                                "(e.g. iconv -f latin1 -t utf-8)", name, lines.line(row))
-
-
-def _utf8_error(block: bytes, lo: int, hi: int) -> int | None:
-    """The first byte of ``block[lo:hi]`` that breaks UTF-8, or None; decoded in pieces of
-    UTF8_PIECE bytes."""
-    view = memoryview(block)[lo:hi]
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    for at in range(0, len(view), UTF8_PIECE):
-        try:
-            decoder.decode(view[at:at + UTF8_PIECE], final=at + UTF8_PIECE >= len(view))
-        except UnicodeDecodeError as exc:
-            return exc.object[exc.start]
-    return None
-
-
-def shown(value: bytes) -> str:
-    """An id or field for a message: bytes that are not UTF-8 and control characters
-    escaped (``\\xe9``), cut to SHOWN characters."""
-    text = value[:4 * SHOWN].decode("utf-8", "backslashreplace")
-    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-    return text if len(text) <= SHOWN and len(value) <= 4 * SHOWN else text[:SHOWN] + "…"
-
-
-def _numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    long = np.flatnonzero(end - start > MAX_NUMBER_BYTES)
-    if len(long):
-        row = int(long[0])
-        raise DataError(f"{column} '{_text(buf, start[row], end[row])}' is not a number we read (longer than "
-                        f"{MAX_NUMBER_BYTES} characters)", name, lines.line(row))
-    values, bad = parse_exact(buf, start, end)
-    if bad is not None:
-        raise DataError(f"{column} '{_text(buf, start[bad], end[bad])}' is not a finite number", name,
-                        lines.line(bad))
-    return values
-
-
-def _integers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    """Integer fields (an optional sign, then digits); anything else is an error at its line."""
-    length = end - start
-    width = int(length.max()) if len(length) else 0
-    if width > 15:
-        row = int(np.argmax(length))
-        raise DataError(f"{column} '{_text(buf, start[row], end[row])}' is not an integer", name, lines.line(row))
-    at = np.minimum(start[:, None] + np.arange(max(width, 1))[None, :], len(buf) - 1)
-    chars = buf[at]
-    inside = np.arange(max(width, 1))[None, :] < length[:, None]
-    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    digit = (chars >= 48) & (chars <= 57)
-    ok = np.where(inside, digit, True)
-    ok[:, 0] |= sign
-    ok = ok.all(axis=1) & (length > sign)
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise DataError(f"{column} '{_text(buf, start[row], end[row])}' is not an integer", name, lines.line(row))
-    values, _ = parse_fields(buf, start, end)
-    return values.astype(np.int64)
-
-
-def _text(buf, start, end) -> str:
-    return shown(bytes(buf[int(start):min(int(end), int(start) + 4 * SHOWN + 1)]))
-
-
 # ---- runs ----------------------------------------------------------------------------------
 
 class _Codes:
@@ -449,7 +136,7 @@ class _Codes:
             code = self.codes.get(value)
             if code is None:
                 code = self.codes[value] = len(self.qids)
-                self.qids.append(value.decode("utf-8"))  # checked by _check_ids
+                self.qids.append(value.decode("utf-8"))  # checked by check_ids
             seg_codes[i] = code
         return np.repeat(seg_codes, np.diff(np.append(heads, n)))
 
@@ -461,13 +148,13 @@ def _parsed_blocks(source, block_bytes: int | None = None):
     name = source_name(source)
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
-            buf, starts, ends, lines = _fields(block, first_line, RUN, name)
+            buf, starts, ends, lines = fields(block, first_line, RUN, name)
             if len(starts) == 0:
                 continue
-            _check_ids(block, buf, starts, ends, lines, RUN, name)
+            check_ids(block, buf, starts, ends, lines, RUN, name)
             qid = ByteIds.from_fields(buf, starts[:, 0], ends[:, 0])
             docno = ByteIds.from_fields(buf, starts[:, 2], ends[:, 2])
-            score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
+            score = numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
             first_tag = block[int(starts[0, 5]):int(ends[0, 5])].decode("utf-8")
             last_tag = block[int(starts[-1, 5]):int(ends[-1, 5])].decode("utf-8")
             yield lines, first_tag, last_tag, qid, docno, score
@@ -696,17 +383,17 @@ def read_qrels(source) -> Qrels:
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name):
             empty = False
-            buf, starts, ends, lines = _fields(block, first_line, QRELS, name)
+            buf, starts, ends, lines = fields(block, first_line, QRELS, name)
             if len(starts) == 0:
                 continue
-            _check_ids(block, buf, starts, ends, lines, QRELS, name)
+            check_ids(block, buf, starts, ends, lines, QRELS, name)
             q_parts.append(ByteIds.from_fields(buf, starts[:, 0], ends[:, 0]))
             d_parts.append(ByteIds.from_fields(buf, starts[:, 2], ends[:, 2]))
-            g_parts.append(_integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
+            g_parts.append(integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
             l_parts.append(lines.all())
     if not q_parts:
-        raise DataError("no judgments: the qrels file " + ("is empty" if empty else "holds only blank or comment lines"),
-                        name)
+        what = "is empty" if empty else "holds only blank or comment lines"
+        raise DataError(f"no judgments: the qrels file {what}", name)
     qid, docno = ByteIds.concat(q_parts), ByteIds.concat(d_parts)
     grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
     distinct, q_code = qid.unique()

@@ -2,8 +2,9 @@
 
 Lines are formatted in bounded chunks; ids are numpy arrays (``S`` bytes are decoded as
 UTF-8, ``U`` and object arrays of ``str`` taken as they are) or
-:class:`~rankeval_cli.formats.byteids.ByteIds` columns, never widened to the longest id; scores are written with ``repr`` (the shortest text that reads
-back to the same float) or rounded to ``digits`` decimals.
+:class:`~rankeval_cli.formats.byteids.ByteIds` columns, never widened to the longest id;
+scores are written with ``repr`` (the shortest text that reads back to the same float) or
+rounded to ``digits`` decimals.
 """
 
 from __future__ import annotations
