@@ -343,21 +343,25 @@ def _words(buf: np.ndarray, start: np.ndarray, length: np.ndarray, words: int) -
     end, read as unaligned little-endian words; the few fields within ``8 * words`` bytes
     of the buffer's end are read from a padded copy of that end."""
     n = len(start)
-    out = np.empty((n, words), dtype=np.uint64)
     if n == 0:
-        return out
+        return np.empty((0, words), dtype=np.uint64)
     reach = 8 * words
     if len(buf) < reach + 8:
         buf = np.concatenate((buf, np.zeros(reach + 8, dtype=np.uint8)))
     safe = len(buf) - reach  # a field starting here or before reads inside the buffer
     late = np.flatnonzero(start > safe) if int(start.max()) > safe else None
     at = start if late is None else np.minimum(start, safe)
+    out = np.empty((n, words), dtype=np.uint64)
     unaligned = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
+    shortest = int(length.min())
     for j in range(words):
         column = unaligned[at + 8 * j] if j else unaligned[at]
-        if length.min() < 8 * (j + 1):  # some field ends before the word does
+        if shortest < 8 * (j + 1):  # some field ends before the word does
             column &= _low_mask(length - 8 * j)
-        out[:, j] = column.byteswap(inplace=True)
+        column.byteswap(inplace=True)
+        if words == 1 and late is None:
+            return column.reshape(n, 1)
+        out[:, j] = column
     if late is not None:
         lo = int(start[late].min())
         tail = np.concatenate((buf[lo:], np.zeros(reach + 8, dtype=np.uint8)))

@@ -557,10 +557,11 @@ def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarr
         cand = np.array([index.get(key, -1) for key in zip(r_slot.tolist(), r_ids.tolist())], dtype=np.int64)
         return cand >= 0, np.maximum(cand, 0)
     cand = HashIndex(q_hash).find(r_hash)
-    found = cand >= 0
-    cand = np.maximum(cand, 0)
-    found &= (q_slot[cand] == r_slot) & same(q_ids, cand, r_ids, None, q_words, r_words)
-    return found, cand
+    hit = np.flatnonzero(cand >= 0)  # checked on the ids: a hash may collide
+    real = (q_slot[cand[hit]] == r_slot[hit]) & same(q_ids, cand[hit], r_ids, hit, q_words, r_words)
+    found = np.zeros(len(r_ids), dtype=bool)
+    found[hit[real]] = True
+    return found, np.maximum(cand, 0)
 
 
 def _distinct_sorted(code: np.ndarray) -> np.ndarray:
