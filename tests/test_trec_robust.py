@@ -209,6 +209,24 @@ def test_convert_names_the_line_where_a_query_comes_back():
                                            "query first (sort -s -k1,1)")
 
 
+def test_stdin_without_a_temporary_file(monkeypatch):
+    """The copy of stdin that lets a scattered run be read again cannot be made (no space):
+    a run in order is read all the same; a scattered one is an error at the line where a
+    query comes back."""
+    import tempfile
+
+    def no_space(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_space)
+    args = ["report", "--qrels", str(DATA / "plain.qrels"), "-m", "map", "-"]
+    assert CliRunner().invoke(main, args, input=(DATA / "plain.run").read_bytes()).exit_code == 0
+    result = CliRunner().invoke(main, args, input=(DATA / "run-stdin-scattered.run").read_bytes())
+    assert check_exit(result, "<stdin>", 5) == (
+        "the lines of query q1 come back after another query's, and the copy kept to read the run again failed "
+        "(No space left on device); sort the run by query first (sort -s -k1,1)")
+
+
 def test_convert_counts_the_queries_it_leaves_out():
     """Run queries without qrels are left out, as trec_eval leaves them, and counted on stderr."""
     result = CliRunner().invoke(main, ["convert", "--from", "trec", "--qrels", str(DATA / "plain.qrels"),

@@ -251,7 +251,7 @@ def _stream_join_file(source, again, qrels, depth, all_queries, block_bytes):
             yield joined, part
     except Scattered as where:
         yield None, where  # discard what came before: the whole run follows
-        run = read_run(again() if callable(again) else again, block_bytes)
+        run = read_run(again(where) if callable(again) else again, block_bytes)
         run.source = name
         joined = join(run, qrels, depth=depth)
         seen_q[:] = False
@@ -330,13 +330,18 @@ class _Spool(io.RawIOBase):
             self._raw, self._close = io.BytesIO(self.source.read().encode("utf-8")), False
         else:
             self._raw, self._close = self.source, False
-        self._copy = tempfile.TemporaryFile(prefix="rankeval-run-")
+        self._copy, self._failed = None, None
+        try:
+            self._copy = tempfile.TemporaryFile(prefix="rankeval-run-")
+        except OSError as exc:  # no temporary folder: the run is still read, once
+            self._failed = exc.strerror or str(exc)
         return self
 
     def __exit__(self, *exc):
         if self._close:
             self._raw.close()
-        self._copy.close()
+        if self._copy is not None:
+            self._copy.close()
         self.close()
         return False
 
@@ -347,13 +352,23 @@ class _Spool(io.RawIOBase):
         data = self._raw.read(len(b))
         n = len(data)
         b[:n] = data
-        self._copy.write(data)
+        if self._copy is not None:
+            try:
+                self._copy.write(data)
+            except OSError as exc:  # disk full: the run is still read, once
+                self._copy.close()
+                self._copy, self._failed = None, exc.strerror or str(exc)
         return n
 
-    def replay(self):
-        """Read the rest of the source; a stream of all of it (named as the source)."""
-        while self.readinto(bytearray(1 << 20)):
+    def replay(self, where: "Scattered"):
+        """Read the rest of the source; a stream of all of it (named as the source). The
+        queries are scattered (``where``): without a copy, that is an error at its line."""
+        while self._copy is not None and self.readinto(bytearray(1 << 20)):
             pass
+        if self._copy is None:
+            raise DataError(f"the lines of query {shown(where.qid.encode())} come back after another query's, and "
+                            f"the copy kept to read the run again failed ({self._failed}); sort the run by query "
+                            "first (sort -s -k1,1)", self.name, where.line)
         self._copy.seek(0)
         return _Named(self._copy, self.name)
 
