@@ -237,10 +237,9 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
-    import numpy as np
 
     from ..aggregate.fusion import KERNELS, fuse_files
-    from ..formats.trec_writer import write_run
+    from ..formats.trec_writer import texts, write_run
     from ..summary import signature
 
     if not files:
@@ -256,11 +255,9 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
     uses_scores = KERNELS[method][1]
     sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
                     k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
-    query = np.char.decode(fused.query, "utf-8") if fused.query.dtype.kind == "S" else fused.query.astype(str)
-    doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
-                          for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
+                          for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
                                                 fused.score.tolist()))
 
 
