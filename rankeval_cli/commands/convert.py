@@ -46,6 +46,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @click.option("--metric", default=None, metavar="NAME",
               help="--scores: the metric to use where the score file holds several.")
 @click.option("--strict", is_flag=True, help="--scores: an item without a score is an error, not a count on stderr.")
+@click.option("--max-feature-index", type=click.IntRange(min=1), default=None, metavar="N",
+              help="letor: the largest feature index accepted (each becomes a column fI) [default: 10000].")
 @click.option("--qrels", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="trec: the qrels (qid iter docno rel) to join the runs (FILES) with.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, metavar="N",
@@ -54,8 +56,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            keep_text, min_diff, lp, index, scores, higher_better, score_direction, refset, metric, strict, qrels,
-            depth, all_queries):
+            keep_text, min_diff, lp, index, scores, higher_better, score_direction, refset, metric, strict,
+            max_feature_index, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -88,7 +90,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         higher_better = score_direction == "higher"
     options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, keep_text=keep_text,
                                       min_diff=min_diff, lp=lp, index=list(index) or None, depth=depth,
-                                      all_queries=all_queries).items() if v is not None}
+                                      all_queries=all_queries, max_feature_index=max_feature_index).items()
+               if v is not None}
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")

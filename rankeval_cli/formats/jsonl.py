@@ -34,7 +34,7 @@ def read_jsonl(source, **_options) -> Iterator[Batch]:
     name = source_name(source)
     pending: list[tuple[int, str]] = []
     extras: list[str] | None = None
-    for number, text in iter_lines(source):
+    for number, text in iter_lines(source, skip_blank=True):
         if text.strip():
             pending.append((number, text))
         if len(pending) >= GROUPS_PER_BATCH:

@@ -52,7 +52,7 @@ def load_mqm(source, name: str = "mqm") -> LongScores:
     where = source_name(source)
     systems, segments, values, texts, lines = [], [], [], [], []
     header = False
-    for number, line in iter_lines(source):
+    for number, line in iter_lines(source, skip_blank=True):
         fields = line.split()
         if not fields:
             continue

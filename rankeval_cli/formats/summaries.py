@@ -16,7 +16,7 @@ def read_summaries(source) -> Iterator[tuple[int, dict]]:
     """``(line, record)`` for every summary record of ``source`` (TSV or JSON lines, sniffed)."""
     name = source_name(source)
     header = None
-    for line, text in iter_lines(source):
+    for line, text in iter_lines(source, skip_blank=True):
         if not text.strip():
             continue
         if header is None and text.lstrip().startswith("{"):

@@ -76,7 +76,7 @@ def lp_from_name(name: str) -> str:
 
 def _read_rows(source, name: str):
     numbers, fields, first = [], [], True
-    for number, text in iter_lines(source):
+    for number, text in iter_lines(source, skip_blank=True):
         parts = text.split()
         if not parts:
             continue
@@ -108,24 +108,28 @@ def _by_segment(table, numbers, name: str):
     """Row order grouping rows by SEGID (first appearance, then file order) and group offsets."""
     if not len(table):
         return np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    _, first, seg = np.unique(table[:, 1].astype(str), return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    seg = rank[seg.ravel()]
+    seg = _codes(table[:, 1])  # by first appearance
     order = np.argsort(seg, kind="stable")
     _check_unique_systems(table, numbers, order, seg, name)
     return order, offsets_from_sizes(np.bincount(seg))
 
 
 def _check_unique_systems(table, numbers, order, seg, name: str) -> None:
-    _, sys_code = np.unique(table[:, 0].astype(str), return_inverse=True)
-    key = seg * (int(sys_code.max()) + 1) + sys_code.ravel()
+    sys_code = _codes(table[:, 0])
+    key = seg * (int(sys_code.max()) + 1) + sys_code
     sorted_rows = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[sorted_rows][1:] == key[sorted_rows][:-1])
     if len(dup):
         row = int(sorted_rows[dup[0] + 1])
         raise DataError(f"system {table[row, 0]} is scored twice on segment {table[row, 1]}", name,
                         int(numbers[row]))
+
+
+def _codes(texts: np.ndarray) -> np.ndarray:
+    """0, 1, ... for each distinct text in order of first appearance (the texts are kept once, as
+    they are: no fixed-width copy as wide as the longest)."""
+    index: dict = {}
+    return np.fromiter((index.setdefault(t, len(index)) for t in texts.tolist()), dtype=np.int64, count=len(texts))
 
 
 def _pairs(offsets: np.ndarray):

@@ -45,7 +45,7 @@ _TASK = re.compile(r"\s*\S+\s+([A-Za-z]+)-([A-Za-z]+)(?:\s+(.*?))?\s*")
 def read_wmt_rr(source, report: Callable[[str], None] | None = None) -> Iterator[Batch]:
     """Stream ranking batches from a WMT judgment CSV (a path, ``-`` or a file object)."""
     name = source_name(source)
-    lines = data_lines(iter_lines(source))
+    lines = data_lines(iter_lines(source, skip_blank=True))
     first = next(lines, None)
     if first is None:
         raise DataError("empty input: expected a WMT judgment CSV header", name, 1)
