@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .formats.summaries import number, read_summaries
+from .errors import DataError
+from .formats.summaries import read_summaries, strict_number
+from .textio import source_name
 
 KEY_COLUMNS = ("level", "system", "item", "metric")
 P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_value")
@@ -38,22 +40,65 @@ class Gathered:
 
 
 def gather(sources, labels, value_column: str | None = None) -> Gathered:
-    """Read every source and place each record's value at (row key, column)."""
+    """Read every source and place each record's value at (row key, column).
+
+    A record without a value column (not a summary), a value that is not a number and a
+    second value for the same row and column are errors naming the file and line: none
+    is shown as missing, none is dropped.
+    """
     table = Gathered(key_names=["run"] if len(sources) > 1 else [])
+    placed: dict = {}  # (row, column) -> (source, line) of its value
     for source, label in zip(sources, labels):
-        for _line, record in read_summaries(source):
+        name, records, header = source_name(source), 0, []
+
+        def check_header(line, columns, name=name):
+            header.append(columns)
+            if not any(c in columns for c in (value_column,) if c) and \
+                    not any(c in columns for c in (*VALUE_COLUMNS, "micro", "macro")):
+                raise DataError(_no_value(dict.fromkeys(columns), value_column), name, line)
+
+        for line, record in read_summaries(source, on_header=check_header):
+            records += 1
             keys = _key_columns(record)
-            for name in keys:
-                if name not in table.key_names:
-                    table.key_names.append(name)
+            for key in keys:
+                if key not in table.key_names:
+                    table.key_names.append(key)
             row = (("run", label),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
-            for column, cell in _cells(record, label, value_column):
+            cells = list(_cells(record, label, value_column, _reader(name, line)))
+            if not cells:
+                raise DataError(_no_value(record, value_column), name, line)
+            for column, cell in cells:
+                if (row, column) in placed:
+                    first = placed[row, column]
+                    hint = "; tell the runs apart with --label" if first[0] != name or len(sources) > 1 else ""
+                    raise DataError(f"a second value for {_row_text(row)} in column {column!r} (the first at "
+                                    f"{first[0]}:{first[1]}){hint}", name, line)
+                placed[row, column] = (name, line)
                 if column not in table.columns:
                     table.columns.append(column)
                 table.rows.setdefault(row, {})[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
+        if not records and not header:
+            raise DataError("not a summary: no records (expected the TSV or JSON lines a rankeval summary "
+                            "command writes)", name, 1)
     return table
+
+
+def _reader(name: str, line: int):
+    """A record's value as a float (None when missing); anything else is an error at its line."""
+    return lambda value, column: strict_number(value, column, name, line)
+
+
+def _no_value(record: dict, value_column: str | None) -> str:
+    if value_column is not None:
+        return f"no column {value_column!r} (--values) in this record"
+    return (f"not a summary: no value column ({', '.join(VALUE_COLUMNS)}, or micro and macro; --values names "
+            f"another); found {', '.join(map(repr, list(record)[:8]))}")
+
+
+def _row_text(row: tuple) -> str:
+    return "the row " + (", ".join(f"{k}={v}" for k, v in row) if row else "(no key columns)")
 
 
 def _key_columns(record: dict) -> list:
@@ -63,24 +108,24 @@ def _key_columns(record: dict) -> list:
     return [n for n in names if n in head or n in KEY_COLUMNS]
 
 
-def _cells(record: dict, label: str, value_column: str | None):
-    """(column, Cell) pairs of one record."""
+def _cells(record: dict, label: str, value_column: str | None, number):
+    """(column, Cell) pairs of one record; ``number(value, column)`` reads a value."""
     measure = record.get("measure")
-    p = next((number(record[c]) for c in P_COLUMNS if c in record and number(record[c]) is not None), None)
-    cluster = number(record.get("cluster"))
+    p = next((v for c in P_COLUMNS if c in record and (v := number(record[c], c)) is not None), None)
+    cluster = number(record.get("cluster"), "cluster")
     cluster = int(cluster) if cluster is not None else None
     if value_column is not None or any(c in record for c in VALUE_COLUMNS):
         name = value_column or next(c for c in VALUE_COLUMNS if c in record)
         if name not in record:
             return
-        ci = (number(record.get("ci_low")), number(record.get("ci_high")))
+        ci = (number(record.get("ci_low"), "ci_low"), number(record.get("ci_high"), "ci_high"))
         yield (str(measure) if measure is not None else label), Cell(
-            number(record[name]), ci if None not in ci else None, p, cluster)
+            number(record[name], name), ci if None not in ci else None, p, cluster)
         return
     for average in ("micro", "macro"):  # tau summaries
         if average in record:
-            ci = (number(record.get(f"{average}_ci_low")), number(record.get(f"{average}_ci_high")))
-            yield f"{measure}_{average}", Cell(number(record[average]), ci if None not in ci else None, p)
+            ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
+            yield f"{measure}_{average}", Cell(number(record[average], average), ci if None not in ci else None, p)
 
 
 def table_records(table: Gathered, digits: int, show_ci: bool, alpha: float | None, markup: str) -> list[dict]:

@@ -22,7 +22,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="jcml: <tgt> attribute to use as the prediction (e.g. predicted_rank, unk).")
 @click.option("--keep-text", is_flag=True, default=None,
               help="jcml: keep the text of <src>, <tgt> and <ref> as extra columns.")
-@click.option("--min-diff", type=float, default=None, metavar="POINTS",
+@click.option("--min-diff", type=_common.FiniteFloat(), default=None, metavar="POINTS",
               help="wmt-da: least raw DA difference that makes a pair [default: 25]; darr: keep pairs whose "
                    "DIFF field is at least this [default: keep all].")
 @click.option("--lp", default=None, metavar="XX-YY",

@@ -21,7 +21,7 @@ from . import _common
 @click.option("--values", "value_column", default=None, metavar="COLUMN",
               help="The column holding the numbers [default: value, score or points; micro and macro for tau].")
 @click.option("--ci", "show_ci", is_flag=True, help="Show each value's interval [ci_low, ci_high] when it has one.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+@click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True), default=0.05, show_default=True,
               help="Mark a value whose p-value (compare's p_randomization, correlate's p_value, ...) is below "
                    "this: a dagger in markdown and latex, * in tsv/jsonl.")
 @_common.handle_errors
