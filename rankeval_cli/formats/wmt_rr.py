@@ -80,15 +80,20 @@ def split_csv(text: str, name: str | None = None, number: int | None = None) -> 
         raise DataError(f"malformed CSV line ({exc})", name, number) from None
 
 
+#: characters of text per run of lines (long lines make shorter runs)
+CHUNK_CHARS = 1 << 24
+
+
 def chunks(lines, size: int, name: str | None = None) -> Iterator[tuple[np.ndarray, list[list[str]]]]:
-    """(line numbers, split rows) in runs of ``size`` lines."""
-    numbers, rows = [], []
+    """(line numbers, split rows) in runs of ``size`` lines, or fewer that hold ``CHUNK_CHARS``."""
+    numbers, rows, held = [], [], 0
     for number, text in lines:
         numbers.append(number)
         rows.append(split_csv(text, name, number))
-        if len(rows) >= size:
+        held += len(text)
+        if len(rows) >= size or held >= CHUNK_CHARS:
             yield np.array(numbers, dtype=np.int64), rows
-            numbers, rows = [], []
+            numbers, rows, held = [], [], 0
     if rows:
         yield np.array(numbers, dtype=np.int64), rows
 
