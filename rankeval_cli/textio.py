@@ -49,7 +49,7 @@ COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
 def parse_size(text: str) -> int:
     """Bytes from ``12345``, ``64K``, ``64M``, ``1G`` or ``1T`` (powers of 1024; ``KiB``, ``MB`` and
     lower case are read the same); ValueError for anything else or a size below 1."""
-    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", str(text), re.IGNORECASE)
+    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", str(text), re.IGNORECASE | re.ASCII)
     if not match:
         raise ValueError(f"{text!r} is not a size: expected bytes, or a number with K, M, G or T (e.g. 256M)")
     size = int(match.group(1)) * _SIZE_UNITS[match.group(2).upper()]
