@@ -241,9 +241,10 @@ def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None,
     A line longer than :func:`max_line_bytes` is a :class:`DataError` naming its line, raised
     once the cap is passed (the line is never held whole), so memory stays within one block
     plus the cap. ``skip_blank`` (for readers that skip blank lines anyway): blank lines
-    (empty, or a lone CR) at the start of a block are left out, so a run of them costs a
-    count, not memory; a block's lines are then numbered from its ``first_line``, which may
-    jump past the lines left out since the block before.
+    (empty, or a lone CR) at the start of a block, and runs of ``BLANK_RUN_LINES`` or more
+    within one, are left out, so a run of them costs a count, not memory; a block's lines
+    are then numbered from its ``first_line``, which may jump past the lines left out
+    since the block before.
 
     A leading UTF-8 byte-order mark is dropped; a gzip stream that ends early or a
     corrupt one is a :class:`DataError`.
@@ -284,17 +285,50 @@ def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None,
         block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
         pending = [chunk[cut:]] if cut < len(chunk) else []
         held = len(chunk) - cut
-        yield block, line
+        if skip_blank:
+            yield from _without_blank_runs(block, line)
+        else:
+            yield block, line
         line += block.count(b"\n")
 
 
-def _blank_lines(chunk: bytes) -> int:
-    """The length of the blank lines (``\\n`` or ``\\r\\n``) at the start of ``chunk``, found at C speed."""
-    head = chunk[: len(chunk) - len(chunk.lstrip(b"\r\n"))]
+#: a run of this many blank lines or more inside a block is cut out of it (:func:`_without_blank_runs`)
+BLANK_RUN_LINES = 64
+_RUNS = (b"\n" * (BLANK_RUN_LINES + 1), b"\r\n" * (BLANK_RUN_LINES + 1))
+
+
+def _without_blank_runs(block: bytes, first_line: int) -> Iterator[tuple[bytes, int]]:
+    """``block`` in pieces around its runs of at least ``BLANK_RUN_LINES`` blank lines (each piece
+    numbered from its own first line), so that a reader's per-line work follows the lines that
+    are not blank."""
+    start, number = 0, first_line
+    while True:
+        found = [(at, len(run) // (BLANK_RUN_LINES + 1)) for at, run in ((block.find(run, start), run) for run in _RUNS)
+                 if at >= 0]
+        if not found:
+            if start < len(block):
+                yield (block[start:] if start else block), number
+            return
+        at, ending = min(found)
+        end = at if at == 0 or block[at - 1] == 10 else at + ending  # after the line before the run
+        piece = block[start:end]
+        if piece:
+            yield piece, number
+        run = _blank_lines(block, end)
+        number += piece.count(b"\n") + block.count(b"\n", end, end + run)
+        start = end + run
+
+
+def _blank_lines(chunk: bytes, start: int = 0) -> int:
+    """The length of the blank lines (``\\n`` or ``\\r\\n``) at ``chunk[start:]``, found at C speed."""
+    head = _LINE_ENDS.match(chunk, start).group()
     odd = head.find(b"\r\r")  # a CR that ends no line: the blank lines stop before it
     if odd >= 0:
         head = head[:odd]
     return head.rfind(b"\n") + 1
+
+
+_LINE_ENDS = re.compile(rb"[\r\n]*")
 
 
 def read_chunk(stream, size: int, name: str, line: int | None = None) -> bytes:

@@ -151,8 +151,8 @@ def with_blank_runs(draw):
     """Lines, some of them runs of blank lines (LF or CRLF), and a lone CR here and there."""
     pieces = draw(st.lists(st.one_of(
         st.binary(min_size=1, max_size=12).map(lambda b: b.replace(b"\n", b"x").replace(b"\r", b"y")),
-        st.integers(1, 60).map(lambda n: b"\n" * (n - 1)),  # a run of blank lines (joined by the \n below)
-        st.integers(1, 20).map(lambda n: (b"\r\n" * n)[:-1]),  # CRLF blank lines
+        st.integers(1, 150).map(lambda n: b"\n" * (n - 1)),  # a run of blank lines (joined by the \n below)
+        st.integers(1, 100).map(lambda n: (b"\r\n" * n)[:-1]),  # CRLF blank lines
         st.just(b"\r"), st.just(b"\r\r")), max_size=15))
     return b"\n".join(pieces) + draw(st.sampled_from([b"", b"\n", b"\r\n"]))
 

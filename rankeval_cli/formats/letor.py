@@ -22,7 +22,7 @@ batch: a file is scanned twice, stdin is spooled to a temporary file first.
 Every index becomes a column, so M is bounded: an index above ``max_feature_index``
 (``convert --max-feature-index``, default 10,000; the largest benchmarks have a few
 hundred features: 136 in MSLR-WEB, 700 in Yahoo! LTR) is an error naming its line.
-Batches hold at most about ``CELLS`` feature values (whole queries; a longer query
+Batches hold at most about twice ``CELLS`` feature values (whole queries; a longer query
 is one batch), so memory follows M times the rows of a batch, not M times the file.
 """
 
