@@ -6,9 +6,10 @@ that is at fault (and its line, except for the few problems of a whole file); ne
 traceback, never another status. tests/test_fuzz.py holds the deeper properties of the
 canonical readers (spellings that mean the same, the exact line of each kind of damage).
 
-Readers: canonical TSV and JSON lines, LETOR, wmt-scores, DARR, WMT-DA, MQM (alone and with
-``--index``), the test-set index itself, WMT-RR, JCML, TREC runs and qrels, an
-mt-metrics-eval tree, summary tables (``table``) and model files (``learn predict``).
+Readers: canonical TSV and JSON lines, LETOR, wmt-scores, DARR, WMT-DA, WMT DA scores,
+Appraise exports, MQM (alone and with ``--index``), the test-set index itself, WMT-RR, JCML,
+TREC runs and qrels, an mt-metrics-eval tree, summary tables (``table``) and model files
+(``learn predict``).
 Some run with ``--max-line-bytes 64K`` so that huge fields meet the cap as well.
 """
 
@@ -77,6 +78,12 @@ READERS = {
                           head(TEST_DATA / "wmt20-chrF-excerpt.sys.score", 10)]),
     "darr": Reader(["convert", "--from", "darr"], [head(TEST_DATA / "wmt20-darr-excerpt.csv", 20)]),
     "wmt-da": Reader(["convert", "--from", "wmt-da", "--lp", "en-de"], [head(TEST_DATA / "wmt20-da-excerpt-en-de.csv", 28)]),
+    "wmt-da-scores": Reader(["convert", "--from", "wmt-da-scores", "--lp", "lv-en"],
+                            [head(TEST_DATA / "wmt22-da-lv-en-20240a2e96a5" / "ad-seg-scores-lv-en.csv", 40),
+                             head(TEST_DATA / "wmt20-da-excerpt-en-de.csv", 28)]),
+    "appraise": Reader(["convert", "--from", "appraise"],
+                       [head(TEST_DATA / "appraise" / "wmt22-en-liv-refda-excerpt.csv", 30),
+                        head(TEST_DATA / "appraise" / "wmt24-esa-en-zh-excerpt.csv", 30)]),
     "mqm": Reader(["convert", "--from", "mqm", "--lp", "en-de"], [head(EXCERPT / "mqm_newstest2020_ende.tsv", 30)]),
     "mqm --index": Reader(["convert", "--from", "mqm", "--lp", "en-de", "--index", EXCERPT / "details.txt"],
                           [head(EXCERPT / "mqm_newstest2020_ende.tsv", 30)]),

@@ -89,6 +89,8 @@ LINE_READERS = {
     "darr": ["convert", "--from", "darr"],
     "wmt-da": ["convert", "--from", "wmt-da", "--lp", "en-de"],
     "mqm": ["convert", "--from", "mqm", "--lp", "en-de"],
+    "wmt-da-scores": ["convert", "--from", "wmt-da-scores", "--lp", "en-de"],
+    "appraise": ["convert", "--from", "appraise"],
     "wmt-rr": ["convert", "--from", "wmt-rr"],
     "table": ["table"],
     "trec run": ["convert", "--from", "trec", "--qrels", QRELS],
