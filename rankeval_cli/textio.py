@@ -303,7 +303,8 @@ def _without_blank_runs(block: bytes, first_line: int) -> Iterator[tuple[bytes, 
     are not blank."""
     start, number = 0, first_line
     while True:
-        found = [(at, len(run) // (BLANK_RUN_LINES + 1)) for at, run in ((block.find(run, start), run) for run in _RUNS)
+        runs = _RUNS if b"\r" in block else _RUNS[:1]
+        found = [(at, len(run) // (BLANK_RUN_LINES + 1)) for at, run in ((block.find(run, start), run) for run in runs)
                  if at >= 0]
         if not found:
             if start < len(block):

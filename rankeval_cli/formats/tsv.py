@@ -58,12 +58,13 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
     rows = False
     for block, first_line in blocks:
         if carry and held_lines <= validate.MAX_GROUP_ITEMS and _continues(carry, block, header):
-            held.append((block, first_line))
-            held_lines += block.count(b"\n")
+            lines = block.count(b"\n")
+            held.append((block, first_line, lines))
+            held_lines += lines
             continue
         if carry:
-            pieces = [(carry, carry_line), *held, (block, first_line)]
-            block, first_line = b"".join(p for p, _ in pieces), _joined_numbering(pieces)
+            pieces = [(carry, carry_line, None), *held, (block, first_line, None)]
+            block, first_line = b"".join(p[0] for p in pieces), _joined_numbering(pieces)
             held, held_lines = [], 0
         if header is None:
             header, block, first_line = _take_header(block, first_line, name)
@@ -75,8 +76,8 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
             rows = True
             yield batch
     if carry:
-        pieces = [(carry, carry_line), *held]
-        batch, _ = _parse_block(b"".join(p for p, _ in pieces), _joined_numbering(pieces), header, name, final=True)
+        pieces = [(carry, carry_line, None), *held]
+        batch, _ = _parse_block(b"".join(p[0] for p in pieces), _joined_numbering(pieces), header, name, final=True)
         if batch is not None:
             rows = True
             yield batch
@@ -87,14 +88,15 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
 
 
 def _joined_numbering(pieces):
-    """The numbering of blocks joined in order: the first one's first line when they are
-    consecutive lines (the usual case), else the number of every line, as an int64 array."""
+    """The numbering of ``(block, numbering, newlines or None)`` pieces joined in order: the first
+    one's first line when they are consecutive lines (the usual case), else the number of every
+    line, as an int64 array."""
     start = expected = pieces[0][1]
-    for data, numbering in pieces:
+    for k, (data, numbering, lines) in enumerate(pieces):
         if isinstance(numbering, np.ndarray) or numbering != expected:
-            return np.concatenate([_line_numbers(numbering, data.count(b"\n") + (not data.endswith(b"\n")))
-                                   for data, numbering in pieces])
-        expected = numbering + data.count(b"\n")
+            return np.concatenate([_line_numbers(n, d.count(b"\n") + (not d.endswith(b"\n"))) for d, n, _ in pieces])
+        if k + 1 < len(pieces):
+            expected = numbering + (data.count(b"\n") if lines is None else lines)
     return start
 
 
