@@ -61,48 +61,82 @@ class RunValues:
             self.parts = {name: [self.values(name)[index]] for name in self.parts}
 
 
+def measures_of(names) -> list:
+    """The :class:`~rankeval_cli.measures.trec.names.Measure` values of ``-m`` names, each
+    value once; strings (runid, relstring) are left out of sets and refused when named, as
+    are measures of judgment groups and preferences (``rankeval trec_eval -R``)."""
+    from ..measures.trec.names import UnknownMeasure, parse
+
+    out, seen = [], set()
+    for name in names:
+        values = parse(name)
+        for m in values:
+            d = m.definition
+            if d is not None and (d.value == "str" or d.summary == "runid"):
+                if len(values) == 1:
+                    raise UnknownMeasure(name, "a string per query; rankeval trec_eval prints it")
+                continue
+            if d is not None and d.reads not in ("qrels", "any"):
+                raise UnknownMeasure(name, f"reads {d.reads} judgments (rankeval trec_eval -R {d.reads})")
+            if m.name not in seen:
+                seen.add(m.name)
+                out.append(m)
+    return out
+
+
 def evaluate(ranking, measures, settings: Settings) -> dict:
     """measure name -> per-query values."""
     from ..errors import DataError
-    from ..measures.ir import Evaluator
+    from ..measures.trec.engine import evaluate as evaluate_batch
 
-    evaluator = Evaluator(ranking, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
-                          gain=settings.gain, rel_max=settings.rel_max)
     try:
-        return {m.name: evaluator.values(m) for m in measures}
+        return evaluate_batch(ranking, measures, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
+                              gain=settings.gain, rel_max=settings.rel_max)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 
 
 def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None) -> list:
     """[RunValues] of every TREC run file joined with the qrels; ``warn`` (a function of a
-    message) hears of the run's queries that the qrels lack."""
+    message) hears of the run's queries that the qrels lack. The qrels are read once; the
+    runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
+    from ..executor import map_units
     from ..formats import trec
-    from ..measures.ir import ranking_from_joined
+    from ..textio import is_regular_file
 
     qrels = trec.read_qrels(qrels_path)
-    out, tags = [], []
-    for path in files:
-        values, tag = RunValues(path), None
-        for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
-            if joined is None:  # the run's queries are scattered: it is read again whole
-                values, tag = RunValues(path), None
-                continue
-            tag = tag or run.tag or None
-            ranking = ranking_from_joined(joined)
-            values.positive += int((ranking.judged_grade > 0).sum())
-            values.add(joined.qids, evaluate(ranking, measures, settings))
-            values.skipped += joined.skipped_queries
-        values.source, values.label = path, tag or path
-        values.sort()
+    in_line = not all(is_regular_file(path) for path in files)
+    out = map_units(_evaluate_run, list(files), shared=(qrels, measures, settings), label="runs",
+                    serial=in_line)
+    for values in out:
         if values.skipped and warn is not None:
-            warn(f"{path}: {values.skipped} queries without qrels skipped (as trec_eval)")
-        out.append(values)
-        tags.append(values.label)
+            warn(f"{values.source}: {values.skipped} queries without qrels skipped (as trec_eval)")
+    tags = [values.label for values in out]
     if len(set(tags)) < len(tags):  # two files with one tag: name the runs by file
         for values in out:
             values.label = values.source
     return out
+
+
+def _evaluate_run(shared, path: str) -> RunValues:
+    """One run file joined with the qrels: its per-query values, queries in trec_eval's order."""
+    from ..formats import trec
+    from ..measures.ir import ranking_from_joined
+
+    qrels, measures, settings = shared
+    values, tag = RunValues(path), None
+    for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+        if joined is None:  # the run's queries are scattered: it is read again whole
+            values, tag = RunValues(path), None
+            continue
+        tag = tag or run.tag or None
+        ranking = ranking_from_joined(joined)
+        values.positive += int((ranking.judged_grade > 0).sum())
+        values.add(joined.qids, evaluate(ranking, measures, settings))
+        values.skipped += joined.skipped_queries
+    values.source, values.label = path, tag or path
+    values.sort()
+    return values
 
 
 def evaluate_stream(batches, measures, settings: Settings) -> list:
