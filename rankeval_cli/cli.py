@@ -72,8 +72,38 @@ def _module_exists(name: str) -> bool:
     return importlib.util.find_spec(f"rankeval_cli.commands.{_module(name)}") is not None
 
 
+class Size(click.ParamType):
+    """A size in bytes: ``1000``, ``64K``, ``256M``, ``2G`` (powers of 1024)."""
+
+    name = "size"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        from .textio import parse_size
+
+        try:
+            return parse_size(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _set_line_cap(ctx, param, value):
+    """Apply ``--max-line-bytes`` (or its environment variable) to this run; put back the old cap after."""
+    from . import textio
+
+    if value is not None and not ctx.resilient_parsing:
+        previous = textio.set_max_line_bytes(value)
+        ctx.call_on_close(lambda: textio.set_max_line_bytes(previous))
+    return value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": HELP_NAMES})
 @click.version_option(__version__, prog_name="rankeval")
+@click.option("--max-line-bytes", type=Size(), envvar="RANKEVAL_MAX_LINE_BYTES", default=None, metavar="SIZE",
+              expose_value=False, is_eager=True, callback=_set_line_cap,
+              help="The longest input line any reader accepts, e.g. 256M [default: $RANKEVAL_MAX_LINE_BYTES, "
+                   "else 64M]; a longer line is an error naming it (exit 1).")
 def main():
     """Evaluate machine-predicted rankings against human (gold) rankings.
 

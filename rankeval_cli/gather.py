@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import DataError
-from .formats.summaries import number, read_summaries
+from .formats.summaries import read_summaries, strict_number
 from .textio import source_name
 
 KEY_COLUMNS = ("level", "system", "item", "metric")
@@ -67,34 +67,74 @@ class Gathered:
 
 def gather(sources, labels, value_column: str | None = None, test: str | None = None,
            effect: str | None = None) -> Gathered:
-    """Read every source and place each record's value at (row key, column)."""
+    """Read every source and place each record's value at (row key, column).
+
+    Input that is not a summary (no value column; no records at all), a value that is not a
+    number and a second value for the same row and column (and baseline) are errors naming
+    the file and line: none is shown as missing, none is dropped.
+    """
     table = Gathered(key_names=["run"] if len(sources) > 1 else [])
+    placed: dict = {}  # (row, column, baseline) -> (source, line) of its value
     for source, label in zip(sources, labels):
-        for line, record in read_summaries(source):
+        where, records, header = source_name(source), 0, []
+
+        def check_header(line, columns, where=where):
+            header.append(columns)
+            if value_column is None and not any(c in columns for c in (*VALUE_COLUMNS, "micro", "macro")):
+                raise DataError(_no_value(columns), where, line)
+
+        for line, record in read_summaries(source, on_header=check_header):
+            records += 1
+            number = _reader(where, line)
             compared = "baseline" in record
             keys = [k for k in _key_columns(record) if not (compared and k == "baseline")]
             for name in keys:
                 if name not in table.key_names:
                     table.key_names.append(name)
             row = (("run", label),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
-            cells = list(_cells(record, label, value_column))
+            cells = list(_cells(record, label, value_column, number))
             if value_column is not None and value_column not in record:
                 raise DataError(f"no column {value_column!r} (--values)", source_name(source), line)
             if not cells:
-                raise DataError(f"no value column ({', '.join(VALUE_COLUMNS)}, or micro/macro; or give --values)",
-                                source_name(source), line)
+                raise DataError(_no_value(list(record)), source_name(source), line)
             p_name = _p_column(record, test, source, line) if compared else None
             for column, cell in cells:
+                slot = (row, column, str(record["baseline"]) if compared else None)
+                if slot in placed:
+                    first = placed[slot]
+                    hint = "; tell the runs apart with --label" if first[0] != where or len(sources) > 1 else ""
+                    raise DataError(f"a second value for {_row_text(row, slot[2])} in column {column!r} (the first "
+                                    f"at {first[0]}:{first[1]}){hint}", where, line)
+                placed[slot] = (where, line)
                 if column not in table.columns:
                     table.columns.append(column)
                 here = table.rows.setdefault(row, {})
                 if compared:
                     cell = _merge_comparison(table, here.get(column), cell, record, column, p_name, effect, source,
-                                             line)
+                                             line, number)
                 here[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
+        if not records and not header:
+            raise DataError("not a summary: no records (expected the TSV or JSON lines a rankeval summary "
+                            "command writes)", where, 1)
     return table
+
+
+def _reader(name: str, line: int):
+    """``number(value, column)``: a record's value as a float (None when missing); anything
+    else is an error at its line."""
+    return lambda value, column: strict_number(value, column, name, line)
+
+
+def _no_value(columns) -> str:
+    return (f"not a summary: no value column ({', '.join(VALUE_COLUMNS)}, or micro and macro; --values names "
+            f"another); found {', '.join(map(repr, list(columns)[:8]))}")
+
+
+def _row_text(row: tuple, baseline: str | None) -> str:
+    text = "the row " + (", ".join(f"{k}={v}" for k, v in row) if row else "(no key columns)")
+    return text + (f" against baseline {baseline}" if baseline is not None else "")
 
 
 def _p_column(record: dict, test: str | None, source, line) -> str | None:
@@ -112,7 +152,7 @@ def _p_column(record: dict, test: str | None, source, line) -> str | None:
 
 
 def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dict, column: str, p_name, effect,
-                      source, line) -> Cell:
+                      source, line, number) -> Cell:
     """A system's cell with this record's comparison added to ``versus``."""
     cell = cell or new
     system, baseline = str(record.get("system")), str(record["baseline"])
@@ -123,13 +163,13 @@ def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dic
         return cell
     if baseline not in table.baselines:
         table.baselines.append(baseline)
-    p = number(record.get(p_name)) if p_name else None
-    cell.versus[baseline] = (p, number(record.get(effect)) if effect else None)
+    p = number(record.get(p_name), p_name) if p_name else None
+    cell.versus[baseline] = (p, number(record.get(effect), effect) if effect else None)
     if p_name:
         test = p_name[2:].removesuffix("_adj")
         marking = table.markings.setdefault(column, Marking(test, p_name.endswith("_adj")))
         marking.adjusted = marking.adjusted or p_name.endswith("_adj")
-        marking.families.update({int(f)} if (f := number(record.get("family"))) is not None else set())
+        marking.families.update({int(f)} if (f := number(record.get("family"), "family")) is not None else set())
         settings = _signature_settings(record.get("signature"))
         if settings.get("correction"):
             marking.corrections.add(settings["correction"])
@@ -150,24 +190,24 @@ def _key_columns(record: dict) -> list:
     return [n for n in names if n in head or n in KEY_COLUMNS]
 
 
-def _cells(record: dict, label: str, value_column: str | None):
-    """(column, Cell) pairs of one record."""
+def _cells(record: dict, label: str, value_column: str | None, number):
+    """(column, Cell) pairs of one record; ``number(value, column)`` reads a value."""
     measure = record.get("measure")
-    p = next((number(record[c]) for c in P_COLUMNS if c in record and number(record[c]) is not None), None)
-    cluster = number(record.get("cluster"))
+    p = next((v for c in P_COLUMNS if c in record and (v := number(record[c], c)) is not None), None)
+    cluster = number(record.get("cluster"), "cluster")
     cluster = int(cluster) if cluster is not None else None
     if value_column is not None or any(c in record for c in VALUE_COLUMNS):
         name = value_column or next(c for c in VALUE_COLUMNS if c in record)
         if name not in record:
             return
-        ci = (number(record.get("ci_low")), number(record.get("ci_high")))
+        ci = (number(record.get("ci_low"), "ci_low"), number(record.get("ci_high"), "ci_high"))
         yield (str(measure) if measure is not None else label), Cell(
-            number(record[name]), ci if None not in ci else None, p, cluster)
+            number(record[name], name), ci if None not in ci else None, p, cluster)
         return
     for average in ("micro", "macro"):  # tau summaries
         if average in record:
-            ci = (number(record.get(f"{average}_ci_low")), number(record.get(f"{average}_ci_high")))
-            yield f"{measure}_{average}", Cell(number(record[average]), ci if None not in ci else None, p)
+            ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
+            yield f"{measure}_{average}", Cell(number(record[average], average), ci if None not in ci else None, p)
 
 
 # --- formatting ------------------------------------------------------------------------------

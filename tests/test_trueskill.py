@@ -300,3 +300,15 @@ def test_correlate_accepts_trueskill():
     result = CliRunner().invoke(main, ["correlate", "--method", "trueskill"], input=text)
     assert result.exit_code == 0, result.output
     assert "method:trueskill" in result.output and "seed:12345" in result.output
+
+
+@pytest.mark.parametrize("runs", [[], ["--bootstrap", "20"]])
+def test_fully_tied_systems_come_in_id_order(runs):
+    """Every aggregation method sorts ties by item id (README, aggregate); TrueSkill once gave C, B, A."""
+    from robust import invoke
+
+    text = "group\titem\tgold\tpred\n" + "".join(f"g{g}\t{s}\t1\t\n" for g in range(3) for s in "CAB")
+    result = invoke(["aggregate", "--method", "trueskill", *runs], text)
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split("\t") for line in result.stdout.splitlines()[1:]]
+    assert [(r[0], r[2]) for r in rows] == [("A", "1"), ("B", "2"), ("C", "3")]

@@ -195,8 +195,8 @@ def parsed_by(target: str, keep_text: bool = False):
 
 
 def handle_errors(f):
-    """Map failures to exit statuses: DataError or a failed write → 1 with one line; closed pipe → 0
-    quietly; Ctrl-C → 130."""
+    """Map failures to exit statuses: DataError, a failed write or running out of memory → 1 with one
+    line; closed pipe → 0 quietly; Ctrl-C → 130."""
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
@@ -210,6 +210,11 @@ def handle_errors(f):
             sys.exit(0)
         except KeyboardInterrupt:
             sys.exit(130)
+        except MemoryError:  # a last resort: the readers bound their memory, a measure or option may not
+            _quiet_stdout_flush()
+            click.echo("rankeval: out of memory (the input or the options ask for more than this machine "
+                       "or its limits allow)", err=True)
+            sys.exit(1)
         except OSError as exc:  # inputs and -o files map their own; this is stdout (disk full, EIO)
             _silence_broken_pipe()
             click.echo(f"rankeval: {exc.filename or '<stdout>'}: cannot write: {exc.strerror or exc}", err=True)

@@ -22,7 +22,7 @@ def model_options(f):
     f = click.option("--loss", type=click.Choice(("squared-hinge", "hinge")), default=None,
                      help="ranksvm: loss on each pair's margin; squared-hinge is smooth (Chapelle & Keerthi "
                           "2010) [default: squared-hinge].")(f)
-    f = click.option("--lambda", "l2", type=click.FloatRange(min=0), default=None, metavar="LAMBDA",
+    f = click.option("--lambda", "l2", type=_common.FiniteFloat(min=0), default=None, metavar="LAMBDA",
                      help="L2 penalty (LAMBDA/2)|w|^2 on the weights; for ranksvm C = 1/(LAMBDA * pairs) "
                           "[default: 0.1].")(f)
     f = click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,

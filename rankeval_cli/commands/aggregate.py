@@ -38,7 +38,7 @@ def fusion_options(f):
                      help="Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
     f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
                      help="Run fusion: keep the first K fused documents of each query [default: all].")(f)
-    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True,
+    f = click.option("--rrf-k", type=_common.FiniteFloat(min=0), default=60.0, show_default=True,
                      help="rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
     return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
                         show_default=True,
@@ -57,7 +57,7 @@ def bootstrap_options(f):
         "--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
         help=f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
-        "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
+        "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
         help="Resample the groups and give each item its rank range at this level (lo, hi; e.g. 0.95) and "
              "WMT13-style clusters.")(f)
 
@@ -92,7 +92,7 @@ def score_options(f):
 def method_options(f):
     f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
                      help="bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
-    f = click.option("--bt-alpha", type=click.FloatRange(min=0, min_open=True), default=0.01, show_default=True,
+    f = click.option("--bt-alpha", type=_common.FiniteFloat(min=0, min_open=True), default=0.01, show_default=True,
                      help="bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
     f = click.option("--approximate", is_flag=True,
                      help="kemeny: local search instead of the exact search (required beyond 20 items).")(f)

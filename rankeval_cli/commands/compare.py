@@ -55,7 +55,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
               help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
 @_common.by_option("One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
                    "repeatable. The value must be constant within a group.")
-@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
+@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
               metavar="N", help="Paired bootstrap replicates (intervals and p_bootstrap).")

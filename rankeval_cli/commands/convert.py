@@ -23,7 +23,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="jcml: <tgt> attribute to use as the prediction (e.g. predicted_rank, unk).")
 @click.option("--keep-text", is_flag=True, default=None,
               help="jcml: keep the text of <src>, <tgt> and <ref> as extra columns.")
-@click.option("--min-diff", type=float, default=None, metavar="POINTS",
+@click.option("--min-diff", type=_common.FiniteFloat(), default=None, metavar="POINTS",
               help="wmt-da: least raw DA difference that makes a pair [default: 25]; darr: keep pairs whose "
                    "DIFF field is at least this [default: keep all].")
 @click.option("--lp", default=None, metavar="XX-YY",
@@ -56,6 +56,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @click.option("--metric", default=None, metavar="NAME",
               help="--scores: the metric to use where the score file holds several.")
 @click.option("--strict", is_flag=True, help="--scores: an item without a score is an error, not a count on stderr.")
+@click.option("--max-feature-index", type=click.IntRange(min=1), default=None, metavar="N",
+              help="letor: the largest feature index accepted (each becomes a column fI) [default: 10000].")
 @click.option("--qrels", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="trec: the qrels (qid iter docno rel) to join the runs (FILES) with.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, metavar="N",
@@ -65,7 +67,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
             keep_text, min_diff, lp, item_types, exclude_documents, documents, index, scores, higher_better, score_direction, refset, metric,
-            strict, qrels, depth, all_queries):
+            strict, max_feature_index, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -105,7 +107,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
                                       min_diff=min_diff, lp=lp, item_types=item_types,
                                       exclude_documents=list(exclude_documents) or None,
                                       documents=list(documents) or None, index=list(index) or None, depth=depth,
-                                      all_queries=all_queries).items() if v is not None}
+                                      all_queries=all_queries, max_feature_index=max_feature_index).items()
+               if v is not None}
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")

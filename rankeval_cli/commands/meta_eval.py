@@ -57,7 +57,7 @@ def _complete_measure(ctx, param, incomplete):
                    "per segment, then the mean; system: per system).")
 @variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
                 "tau --help.", aliases=())
-@click.option("--epsilon", type=float, default=None, metavar="E",
+@click.option("--epsilon", type=_common.FiniteFloat(), default=None, metavar="E",
               help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
 @click.option("--task-weights", type=click.Choice(("uniform", "wmt23")), default="uniform", show_default=True,

@@ -40,10 +40,10 @@ def variant_option(default="penalize", help_text="Tau variant (tie convention): 
               help="eq/acc-eq: count pred pairs with |pred difference| <= epsilon as ties, epsilon chosen "
                    "to maximize the --average micro or macro score (Deutsch et al. 2023). Holds all pairs "
                    "in memory.")
-@click.option("--epsilon", type=click.FloatRange(min=0), default=None, metavar="E",
+@click.option("--epsilon", type=_common.FiniteFloat(min=0), default=None, metavar="E",
               help="Count pred pairs with |pred difference| <= E as pred ties, for any variant but c "
                    "(a fixed threshold; --calibrate-ties chooses one). Counts pair by pair; p is not given.")
-@click.option("--min-diff", type=click.FloatRange(min=0), default=None, metavar="D",
+@click.option("--min-diff", type=_common.FiniteFloat(min=0), default=None, metavar="D",
               help="Count only pairs whose gold values differ by at least D (WMT20's Kendall-like tau on "
                    "DA scores used 25). Counts pair by pair; p is not given.")
 @_ci.ci_options

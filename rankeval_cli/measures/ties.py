@@ -188,7 +188,7 @@ def _id_codes(item, rows) -> np.ndarray:
     ids = np.asarray(item, dtype=object)[rows]
     if len(ids) == 0:
         return np.zeros(0)
-    _, codes = np.unique(ids.astype(str), return_inverse=True)
+    _, codes = np.unique(ids, return_inverse=True)  # str objects: code point order (no fixed-width copy)
     return codes.reshape(-1).astype(np.float64)
 
 
