@@ -15,7 +15,7 @@ from ...batch import group_index, offsets_from_sizes
 from ...measures.tau import numerator_denominator, ratio
 from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
 from .cells import average_groups
-from .segment import check_statistic, group_values
+from .segment import check_statistic, group_values, pdp_values
 from .system import SPA_SEED, pairwise_p_values, permutation_signs
 
 #: Groups up to this size use per-pair categories in permutation trials.
@@ -351,10 +351,31 @@ class SpaStatistic:
         return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
 
 
+class PdpStatistic:
+    """Pairwise-difference Pearson of many metric rows (:func:`.segment.pdp_values`; 0 where undefined)."""
+
+    def __init__(self, human, offsets):
+        self.human = np.asarray(human, np.float64)
+        self.offsets = np.asarray(offsets, np.int64)
+
+    def values(self, M) -> np.ndarray:
+        r = pdp_values(self.human, M, self.offsets)
+        return np.where(np.isnan(r), 0.0, r)
+
+    def hybrid_values(self, ms1, ms2, bits):
+        return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
+
+
 def make_cell_statistic(statistic, human, offsets, *, variant=None, epsilon=None, calibrate=False,
                         min_human_diff=None, undefined_as_zero=False, weighting="plain"):
     """The fastest exact evaluator of a segment-level statistic for many hybrid metrics."""
     statistic, variant = check_statistic(statistic, variant)
+    if statistic == "pdp":
+        if (variant, epsilon, calibrate, min_human_diff, undefined_as_zero, weighting) != \
+                (None, None, False, None, False, "plain"):
+            raise ValueError("pdp takes no variant, epsilon, calibration, min_human_diff, undefined_as_zero "
+                             "or weighting")
+        return PdpStatistic(human, offsets)
     sizes = np.diff(np.asarray(offsets))
     if (statistic == "kendall" and variant != "c" and not calibrate and len(sizes)
             and sizes.max() <= PAIR_PATH_MAX_GROUP):
