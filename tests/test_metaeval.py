@@ -685,7 +685,8 @@ def test_wmt_task_sets():
 
 # The rooms of the package ---------------------------------------------------------------
 
-ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "compare", "tasks"]
+ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "intervals", "compare",
+         "tasks"]
 
 
 def test_rooms_import_one_way():

@@ -75,10 +75,11 @@ def num_den(variant, counts):
     return numerator_denominator(variant, *(getattr(counts, k) for k in ("C", "D", "T_h", "T_m", "T_hm")))
 
 
-def calibrated_counts(variant, human, metric, offsets, *, weighting="plain", min_human_diff=None):
+def calibrated_counts(variant, human, metric, offsets, *, weighting="plain", min_human_diff=None, pairs=None):
     """(PairCounts at the calibrated ε, ε): the smallest ε in {0} ∪ {|Δmetric|} maximizing the
     average of ``variant`` (eq or acc-eq) over the groups — the mean (``weighting`` plain or
-    items) or the pooled value (``pairs``).
+    items) or the pooled value (``pairs``). ``pairs`` overrides each group's number of pairs in
+    the mean (a bootstrap resample's pairs without those between copies of one cell).
 
     Up to ``SWEEP_MIN_PAIRS`` pairs they are enumerated and scored at every threshold
     (:func:`~rankeval_cli.measures.tau.best_epsilon`); above, :func:`sweep_calibrated_counts`
@@ -86,9 +87,9 @@ def calibrated_counts(variant, human, metric, offsets, *, weighting="plain", min
     """
     n = np.diff(offsets)
     if min_human_diff is None and int((n * (n - 1) // 2).sum()) > SWEEP_MIN_PAIRS:
-        return sweep_calibrated_counts(variant, human, metric, offsets, weighting=weighting)
+        return sweep_calibrated_counts(variant, human, metric, offsets, weighting=weighting, pairs=pairs)
     group, _, mdiff, untied, tied = pair_categories(human, metric, offsets, min_human_diff=min_human_diff)
-    kept = np.bincount(group, minlength=len(n)).astype(np.int64)
+    kept = np.bincount(group, minlength=len(n)).astype(np.int64) if pairs is None else np.asarray(pairs, np.int64)
     average = "micro" if weighting == "pairs" else "macro"
     epsilon = best_epsilon(variant, average, group, untied, tied, mdiff, kept)
     category = np.where(mdiff <= epsilon, tied, untied)

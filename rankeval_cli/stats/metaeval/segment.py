@@ -90,8 +90,13 @@ class GroupValues:
 
 
 def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=None, calibrate=False,
-                 min_human_diff=None, weighting="plain") -> GroupValues:
-    """The statistic of every group of cells (no missing values here)."""
+                 min_human_diff=None, weighting="plain", copies=None) -> GroupValues:
+    """The statistic of every group of cells (no missing values here).
+
+    ``copies`` (per group; bootstrap resamples): pairs formed by two copies of one cell. They
+    are ties in both scores at any threshold and are no pairs of the sample, so Kendall
+    variants leave them out (T_hm and the pair counts lose them).
+    """
     statistic, variant = check_statistic(statistic, variant)
     if statistic == "pdp":
         raise ValueError("pdp is one value pooled over the groups (pdp_values), not a statistic per group")
@@ -108,20 +113,34 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
     if calibrate and epsilon is not None:
         raise ValueError("give epsilon or calibrate, not both")
     pair_level = calibrate or min_human_diff is not None or (epsilon is not None and epsilon > 0)
+    if copies is not None and (min_human_diff is not None and min_human_diff > 0):
+        copies = None  # copies differ by 0 in human scores: already left out
     if not pair_level:
-        counts = pair_counts(human, metric, offsets)
-        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon, num_den(variant, counts))
+        counts = _without_copies(pair_counts(human, metric, offsets), copies)
+        pairs = counts.pairs if copies is None else counts.pairs - copies
+        return GroupValues(group_tau(variant, counts), n, pairs, counts, epsilon, num_den(variant, counts))
     if variant == "c":
         raise ValueError("tau-c is not defined with epsilon, calibration or min_human_diff "
                          "(its denominator counts distinct values)")
     if calibrate:
+        pairs = None if copies is None else all_pairs - copies
         counts, epsilon = calibrated_counts(variant, human, metric, offsets, weighting=weighting,
-                                            min_human_diff=min_human_diff)
+                                            min_human_diff=min_human_diff, pairs=pairs)
     else:
         counts = counts_at(human, metric, offsets, epsilon or 0.0, min_human_diff=min_human_diff)
+    counts = _without_copies(counts, copies)
     kept = counts.C + counts.D + counts.T_h + counts.T_m + counts.T_hm
-    return GroupValues(group_tau(variant, counts), n, counts.pairs if min_human_diff is None else kept, counts,
-                       epsilon, num_den(variant, counts))
+    return GroupValues(group_tau(variant, counts), n, kept if (min_human_diff is not None or copies is not None)
+                       else counts.pairs, counts, epsilon, num_den(variant, counts))
+
+
+def _without_copies(counts, copies):
+    """The counts without the pairs of copies of one cell (all in T_hm)."""
+    if copies is None:
+        return counts
+    from dataclasses import replace
+
+    return replace(counts, T_hm=counts.T_hm - copies)
 
 
 @dataclass
