@@ -258,3 +258,15 @@ def test_wmt25_task_weights():
     assert "weights:wmt25" in rows[0]["signature"]
     assert "add seg-acc-eq@item to -m" in run(*FILES, "--task-weights", "wmt25", "-m", "spa", code=2).output
     assert "drop --epsilon" in run(*FILES, "--task-weights", "wmt25", "--epsilon", "0", code=2).output
+
+
+def test_mtme_tree_of_wrong_length_is_one_line_exit_1(tmp_path):
+    import shutil
+
+    root = tmp_path / "wmt20"
+    shutil.copytree(MTME, root)
+    path = root / "metric-scores/zh-en/YiSi-2-src.seg.score"
+    path.write_text(path.read_text() + path.read_text().splitlines()[-1] + "\n")  # the last system: one line more
+    result = run("--mtme", str(root), *QUICK, code=1)
+    (message,) = [line for line in result.stderr.splitlines() if "segment" in line and str(path) in line]
+    assert message.startswith(f"rankeval: {path}:") and "Traceback" not in result.stderr
