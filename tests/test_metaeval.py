@@ -704,3 +704,19 @@ def test_rooms_import_one_way():
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 imported |= {node.module} if node.module else {a.name for a in node.names}
         assert imported <= set(ROOMS[:position]), (room, imported - set(ROOMS[:position]))
+
+
+def test_spa_trials_equal_one_matrix_product_per_hybrid():
+    """Permutation trials compute the sign sums of a chunk of hybrids in one float32 matmul; each hybrid's
+    SPA equals the one computed alone with mt-metrics-eval's call (pairwise_p_values), bit for bit, so
+    float32 near-ties fall the same way."""
+    rng = np.random.default_rng(8)
+    human = np.round(rng.normal(size=(6, 300)), 1)
+    a, b = human + rng.normal(size=human.shape), np.round(human + 2 * rng.normal(size=human.shape), 2)
+    stat = hybrids.SpaStatistic(human)
+    bits = rng.random((25, human.size)) > 0.5
+    ms1, ms2 = pm.zscore(b.ravel()), pm.zscore(a.ravel())
+    c1, _ = stat.hybrid_values(ms1, ms2, bits)
+    for r in range(25):
+        alone = me.soft_pairwise_accuracy(human, np.where(bits[r], ms1, ms2).reshape(human.shape))
+        assert c1[r] == alone

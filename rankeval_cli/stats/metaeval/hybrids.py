@@ -340,12 +340,13 @@ class SpaStatistic:
         stacked = np.ascontiguousarray(seg.reshape(K * n_sys, n_seg))
         partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
-        err = np.zeros(K)
-        for i, j in zip(*self.iu):
+        gaps = np.empty((K, len(self.iu[0])))
+        for k, (i, j) in enumerate(zip(*self.iu)):
             null = partial[:, :, i] - partial[:, :, j]
             p = np.sum(null >= (sys_scores[:, i] - sys_scores[:, j]), axis=0) / R
-            err += np.abs(self.human_p[i, j] - p)
-        return 1.0 - err / len(self.iu[0])
+            gaps[:, k] = np.abs(self.human_p[i, j] - p)
+        # row by row, numpy's mean over the pairs in triu order: pce.py's compute_one_minus_pce
+        return 1.0 - np.mean(gaps, axis=1)
 
     def hybrid_values(self, ms1, ms2, bits):
         return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
