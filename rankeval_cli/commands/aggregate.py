@@ -8,6 +8,7 @@ from . import _ci, _common
 
 METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
                 "trueskill")
+SCORE_NAMES = ("z-score",)
 FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 
@@ -69,6 +70,18 @@ def method_option(help_text: str, names=METHOD_NAMES):
                         help=help_text)
 
 
+def score_options(f):
+    """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
+    f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
+                     show_default=True, help="z-score: p below this is a significant win.")(f)
+    f = click.option("--shared-segments", is_flag=True,
+                     help="z-score: test each pair on the segments both were scored on (Appraise's scripts), "
+                          "not on all of each (WMT20-22's official tests).")(f)
+    return click.option("--rank-by", type=click.Choice(("z", "raw")), default="z", show_default=True,
+                        help="z-score: order and test by the mean z-score (WMT17-22) or raw score "
+                             "(WMT23-24, MQM).")(f)
+
+
 def method_options(f):
     f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
                      help="bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
@@ -85,18 +98,21 @@ def method_options(f):
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@method_option("Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
-               + " (aliases: bt, ge, gt, ew, wmt11-13, ts).", names=METHOD_NAMES + FUSION_NAMES)
+@_common.jobs_options
+@method_option("Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
+               + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
+               names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
+@score_options
 @fusion_options
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
-            depth, run_tag, ci, bootstrap, seed):
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
+            alpha, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items (systems).
 
     Within each group, item i wins against j when its value is strictly lower
@@ -119,6 +135,10 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      tau 0, 25% draws, actively chosen pairs; --bootstrap N:
                      N runs on resampled comparisons, mean mu, rank ranges,
                      clusters (WMT15-16)
+      z-score        scores, not ranks (DA, ESA, MQM; WMT17-24): z per judge,
+                     mean over segments; one-sided rank-sum wins, clusters;
+                     --ci: segment bootstrap, ci_low ci_high
+                     (docs/human-rankings.md)
 
     \b
     Run fusion (FILES are TREC runs, output a TREC run by default):
@@ -137,7 +157,9 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
     run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
     signature (tsv, json); other methods with --output-format trec: each
-    ranking as a run (qid = the --by values or 'all', docno = item).
+    ranking as a run (qid = the --by values or 'all', docno = item); z-score:
+    [BY...] system value raw z segments judgments wins losses rank lo hi
+    cluster [ci_low ci_high] signature.
 
     \b
     Examples:
@@ -145,9 +167,17 @@ def command(files, input_format, exclude_systems, output, output_format, method,
       rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --ci 0.95
       rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method trueskill --bootstrap 1000
       rankeval aggregate --method rrf examples/trec/bm25.run examples/trec/dense.run
+      rankeval convert --from appraise scores.csv \\
+        | rankeval aggregate --method z-score --by lp
     """
     from ..aggregate.registry import is_fusion
 
+    if method == "z-score":
+        if column != "gold" or output_format == "trec":
+            raise click.UsageError("z-score ranks the gold (human) scores; give neither --column nor "
+                                   "--output-format trec")
+        return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
+                               rank_by, shared_segments, alpha, _ci.resolve(ci, bootstrap, seed))
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
@@ -164,6 +194,26 @@ def command(files, input_format, exclude_systems, output, output_format, method,
         return
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
                   higher_better, _ci.resolve(ci, bootstrap, seed), options)
+
+
+def score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better, rank_by,
+                    shared_segments, alpha, resampling):
+    """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
+    from ..aggregate import zscore
+    from ..summary import signature
+
+    bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
+                              else (0, 0, 0.95))
+    rankings = zscore.rank_stream(_common.read_inputs(files, input_format, exclude_systems), by=by,
+                                  higher_better=higher_better, rank_by=rank_by, shared_segments=shared_segments,
+                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level)
+    zscore.report(rankings, by, _common.warn)
+    if not rankings:
+        _common.warn("no judgments in the input")
+    fields = zscore.signature_fields(rankings, rank_by, shared_segments, alpha, resampling)
+    sig = signature("aggregate", **fields, exclude=_ci.exclusion(exclude_systems))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(zscore.records(rankings, by, sig))
 
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):

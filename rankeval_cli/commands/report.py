@@ -11,6 +11,7 @@ from .tau import variant_option
 @click.command(name="report")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.jobs_options
 @_position.position_options("group, n, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
 @_ir.measure_option("Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
