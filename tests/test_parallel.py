@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import TEST_DATA
 from rankeval_cli.cli import main
 from test_vocabulary import COMMANDS
 
@@ -41,6 +42,7 @@ CASES = {
     ("aggregate",): ["--method", "kemeny", *CI],
     ("correlate",): CI,
     ("learn", "cv"): ["--model", "listnet", "--folds", "4", "--features", "f*", "--seed", "5"],
+    ("meta-eval",): ["--mtme", str(TEST_DATA / "mtme" / "wmt20"), "--permutations", "20", *CI],
 }
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
 

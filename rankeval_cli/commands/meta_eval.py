@@ -78,8 +78,8 @@ def _complete_measure(ctx, param, incomplete):
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, seed, jobs, scheduler,
-            output, output_format):
+            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, seed, output,
+            output_format):
     """The WMT metrics table: each metric's statistics, intervals and clusters.
 
     Joins human segment scores and metric scores (WMT score files or an
@@ -124,7 +124,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
-    records = _records(tables, chosen, options, sig, ci, replicates, jobs, scheduler)
+    records = _records(tables, chosen, options, sig, ci, replicates)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
 
@@ -166,12 +166,11 @@ def _signature(measures, options, include_human, exclude_systems, refset, ci, re
                      exclude=",".join(exclude_systems) or None, refset=refset)
 
 
-def _records(tables, measures, options, sig, ci, replicates, jobs, scheduler):
+def _records(tables, measures, options, sig, ci, replicates):
     """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
     from ..stats.metrics_table import run_table
 
-    table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000, workers=jobs,
-                      scheduler=scheduler)
+    table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
     results, average, intervals = table.results, table.average, table.intervals
     avg = _lookup(average)
     rows = []

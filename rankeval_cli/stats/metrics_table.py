@@ -181,7 +181,7 @@ class TableResult:
 
 
 def run_table(tables, measures: list[Measure], options: Options, *, ci: float | None = None,
-              replicates: int = 1000, workers: int | None = 1, scheduler: str | None = None) -> TableResult:
+              replicates: int = 1000, workers: int | None = None, scheduler: str | None = None) -> TableResult:
     """Every task, the average over tasks, and with ``ci`` the bootstrap intervals (:func:`table_intervals`).
 
     Per-lp tasks for every measure; with several language pairs, pairwise
@@ -214,7 +214,7 @@ def run_table(tables, measures: list[Measure], options: Options, *, ci: float | 
 
 
 def table_intervals(table: TableResult, tables, measures, options: Options, level: float, replicates: int,
-                    workers: int | None = 1, scheduler: str | None = None) -> None:
+                    workers: int | None = None, scheduler: str | None = None) -> None:
     """Percentile bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
 
     Segment-level tasks resample the segments of their language pair, system-level ones

@@ -339,10 +339,11 @@ def _unit(shared, unit) -> np.ndarray:
     return jobs[index].replicates(seed, start, stop)
 
 
-def run_jobs(jobs: list[Job], replicates: int, seed: int, *, workers: int | None = 1,
+def run_jobs(jobs: list[Job], replicates: int, seed: int, *, workers: int | None = None,
              scheduler: str | None = None) -> list[np.ndarray]:
     """(replicates, metrics) values of every job, computed as work units of ``UNIT_REPLICATES``
-    replicates (:func:`rankeval_cli.executor.map_units`); the same for any number of workers."""
+    replicates (:func:`rankeval_cli.executor.map_units`; ``workers``/``scheduler`` default to
+    what the command configured); the same for any number of workers."""
     units = [(k, s, min(s + UNIT_REPLICATES, replicates)) for k in range(len(jobs))
              for s in range(0, replicates, UNIT_REPLICATES)]
     results = map_units(_unit, units, shared=(jobs, seed), jobs=workers, scheduler=scheduler, label="bootstrap")
