@@ -12,7 +12,8 @@ import re
 _NUMBER = re.compile(r"^[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$|^(nan|inf|-inf|–)?$")
 
 
-_MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)")
+_MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)"
+                    r"| \([-+−]?(\d+(\.\d*)?([eE][-+]?\d+)?|–)\)")  # ... an effect size: (+0.42)
 
 
 def numeric_columns(cells: list[list[str]], width: int) -> list[bool]:

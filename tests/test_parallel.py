@@ -43,6 +43,8 @@ CASES = {
     ("correlate",): CI,
     ("learn", "cv"): ["--model", "listnet", "--folds", "4", "--features", "f*", "--seed", "5"],
     ("meta-eval",): ["--mtme", str(TEST_DATA / "mtme" / "wmt20"), "--permutations", "20", *CI],
+    ("compare",): ["--pred-columns", "pred,f1,f2", "--measure", "ndcg", "--all-pairs", "--by", "lp", "--test",
+                   "t,bootstrap,randomization,randomized-tukey", "--bootstrap", "300", "--permutations", "300"],
 }
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
 
