@@ -2,12 +2,13 @@
 
 Each input is a summary a rankeval command wrote (TSV or JSON lines). A record's
 *row key* is its file's label plus its key columns: the columns written before
-``measure`` (the ``--by`` columns) and ``level``, ``system``, ``item``, ``metric``
-where present. Its *column* is the value of ``measure`` (``tau`` summaries give
+``measure`` (the ``--by`` columns) and ``level``, ``system``, ``metric`` where
+present. Its *column* is the value of ``measure`` (``tau`` summaries give
 ``tau_micro`` and ``tau_macro``); a table without ``measure`` (``aggregate``) takes
 the file's label. Cells keep their interval (``ci_low``, ``ci_high``), p-value
-(``p_randomization``, ``p_bootstrap``, ``p_value``) and significance cluster
-(``cluster``) so the writer can mark them.
+(``p_randomization``, ``p_bootstrap``, ``p_independence``) and significance cluster
+(``cluster``) so the writer can mark them. Summaries written before 1.0 are read
+under today's column names (:func:`.formats.summaries.current_names`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from dataclasses import dataclass, field
 
 from .formats.summaries import number, read_summaries
 
-KEY_COLUMNS = ("level", "system", "item", "metric")
-P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_value")
-VALUE_COLUMNS = ("value", "score", "points")
+KEY_COLUMNS = ("level", "system", "metric")
+P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
+VALUE_COLUMNS = ("value",)
 
 
 @dataclass
@@ -59,7 +60,7 @@ def gather(sources, labels, value_column: str | None = None) -> Gathered:
 def _key_columns(record: dict) -> list:
     names = list(record)
     head = names[:names.index("measure")] if "measure" in names else \
-        names[:names.index("item")] if "item" in names else []
+        names[:names.index("system")] if "system" in names else []
     return [n for n in names if n in head or n in KEY_COLUMNS]
 
 
@@ -80,7 +81,8 @@ def _cells(record: dict, label: str, value_column: str | None):
     for average in ("micro", "macro"):  # tau summaries
         if average in record:
             ci = (number(record.get(f"{average}_ci_low")), number(record.get(f"{average}_ci_high")))
-            yield f"{measure}_{average}", Cell(number(record[average]), ci if None not in ci else None, p)
+            # tau's p_independence is not a comparison: no mark (as before 1.0, when it was named p)
+            yield f"{measure}_{average}", Cell(number(record[average]), ci if None not in ci else None)
 
 
 def table_records(table: Gathered, digits: int, show_ci: bool, alpha: float | None, markup: str) -> list[dict]:

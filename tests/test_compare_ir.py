@@ -102,7 +102,7 @@ def test_compare_command_matches_report_values(tmp_path):
                                "--permutations", "300", "--output-format", "jsonl", *map(str, paths)])
     assert out.exit_code == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [(r["run"], r["measure"]) for r in rows] == [(f"run{i}", m) for m in ("map", "nDCG@10") for i in range(3)]
+    assert [(r["system"], r["measure"]) for r in rows] == [(f"run{i}", m) for m in ("map", "nDCG@10") for i in range(3)]
     per_query = {}
     for path in paths:
         rep = runner.invoke(main, ["report", "--qrels", str(q), "-m", "map,nDCG@10", "--per-group",
@@ -113,7 +113,7 @@ def test_compare_command_matches_report_values(tmp_path):
         raw = []
         for i, path in enumerate(paths):
             mine = {r["group"]: r[m] for r in per_query[path]}
-            row = next(r for r in rows if r["run"] == f"run{i}" and r["measure"] == m)
+            row = next(r for r in rows if r["system"] == f"run{i}" and r["measure"] == m)
             common = sorted(set(mine) & set(base))
             x, b = [mine[k] for k in common], [base[k] for k in common]
             assert row["value"] == pytest.approx(sum(mine.values()) / len(mine), rel=1e-12)

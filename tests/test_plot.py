@@ -214,14 +214,14 @@ def test_distribution_of_several_columns_of_one_table_and_labels(tmp_path):
     path = tmp_path / "cols.tsv"
     path.write_text("group\tbm25\tdense\n" + "".join(f"q{i}\t{i / 10}\t{1 - i / 20}\n" for i in range(8)))
     out = tmp_path / "d.svg"
-    result = run(["distribution", str(path), "-m", "bm25,dense", "--label", "BM25", "--label", "dense (v2)",
+    result = run(["distribution", str(path), "--column", "bm25,dense", "--label", "BM25", "--label", "dense (v2)",
                   "-o", str(out)])
     assert result.exit_code == 0, result.output
     text = svg_texts(out)
     assert "BM25" in text and "dense (v2)" in text
-    # a table with no recognisable measure column needs --measure
+    # a table with no recognisable measure column needs --column
     result = run(["distribution", str(path), "-o", str(out)])
-    assert result.exit_code == 1 and "--measure" in result.output
+    assert result.exit_code == 1 and "--column" in result.output
     result = run(["distribution", str(path), "-m", "bm25", "--label", "a", "--label", "b", "-o", str(out)])
     assert result.exit_code == 2
 
@@ -245,7 +245,7 @@ def test_usage_errors(tmp_path):
     result = run(["ranking", agg, "--style", "violin", "-o", str(tmp_path / "x.png")])
     assert result.exit_code == 2 and "--style does not apply to plot ranking" in result.output
     assert run(["histogram", agg, "-o", str(tmp_path / "x.png")]).exit_code == 2
-    assert run(["distribution", "-o", str(tmp_path / "x.png")]).exit_code == 2
+    assert run(["ranking", agg, agg, "-o", str(tmp_path / "x.png")]).exit_code == 2  # one table
 
 
 def test_a_failed_plot_leaves_the_old_figure(tmp_path):
@@ -253,7 +253,7 @@ def test_a_failed_plot_leaves_the_old_figure(tmp_path):
     out.write_bytes(b"old")
     (tmp_path / "bad.tsv").write_text("item\tscore\trank\nalpha\tx\t1\n")
     result = run(["ranking", str(tmp_path / "bad.tsv"), "-o", str(out)])
-    assert result.exit_code == 1 and "bad.tsv:2: score: not a number" in result.output
+    assert result.exit_code == 1 and "bad.tsv:2: value: not a number" in result.output
     assert out.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.tsv", "fig.png"]
 
 

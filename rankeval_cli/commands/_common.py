@@ -16,7 +16,10 @@ import click
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 
-INPUT_FORMATS = ("auto", "tsv", "jsonl")
+INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml")
+#: what --input-format auto recognises: the canonical encodings and JCML, read with the JCML
+#: reader's defaults (gold from rank=; 'convert --from jcml' for its other options).
+STREAM_FORMATS = ("tsv", "jsonl", "jcml")
 #: formats of commands that write a stream of groups (convert adds jcml).
 OUTPUT_FORMATS = ("tsv", "jsonl")
 #: formats of commands that write summary records; tables are written when the input ends.
@@ -44,6 +47,12 @@ class AliasOption(click.Option):
             return super().get_help_record(ctx)
         finally:
             self.opts, self.secondary_opts = shown
+
+
+def shown_name(param: click.Option) -> str:
+    """The option's long name as help shows it (not a hidden old spelling), for messages."""
+    aliases = getattr(param, "aliases", ())
+    return [name for name in param.opts + param.secondary_opts if name not in aliases][-1]
 
 
 class AliasChoice(click.Choice):
@@ -119,7 +128,7 @@ def input_options(f):
              "repeatable. The number of rows dropped goes to stderr.")(f)
     f = click.option(
         "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
-        help="Canonical input encoding; auto sniffs JSON lines by a leading '{'.")(f)
+        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<'.")(f)
     return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
 
 
@@ -221,9 +230,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     """Batches from every file in turn (stdin when none), filtered by --exclude-systems.
 
     ``fmt`` overrides ``input_format`` (``convert --from``); ``sniffable`` names the
-    formats auto-detection may pick (default: the canonical TSV and JSON lines).
+    formats auto-detection may pick (default: the canonical TSV and JSON lines, and JCML).
     """
-    from ..formats import CANONICAL
     from ..formats import read
     from ..pipeline import exclude, progress
     from ..prefetch import ahead_of_files
@@ -234,7 +242,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 
     def batches():
         for source in sources:
-            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or CANONICAL,
+            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or STREAM_FORMATS,
                             **reader_options)
 
     context = click.get_current_context(silent=True)

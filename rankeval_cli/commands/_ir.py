@@ -153,8 +153,9 @@ def _from_trec(files, qrels_path, measures, settings):
     from ..formats import trec
     from ..measures.ir import ranking_from_joined
 
-    if not files:
-        raise click.UsageError("--qrels FILE needs the run files to evaluate (FILES...)")
+    files = list(files) or ["-"]  # no run file: the run on stdin
+    if qrels_path == "-" and "-" in files:
+        raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
     qrels = trec.read_qrels(qrels_path)
     out, tags = [], []
     for path in files:
@@ -230,15 +231,15 @@ def _subset(ranking, keep, depth):
 
 
 def summary_records(runs, measures, settings: Settings, resampling=None) -> list:
-    """One record per run and measure: run, measure, value, queries, signature (and an interval)."""
+    """One record per run and measure: system, measure, value, groups, signature (and an interval)."""
     from . import _position
 
     records = []
     for run in runs:
         for m in measures:
             values = run.values(m.name)
-            record = {"run": run.label, "measure": m.name, "value": _summary(m, run, settings),
-                      "queries": len(values)}
+            record = {"system": run.label, "measure": m.name, "value": _summary(m, run, settings),
+                      "groups": len(values)}
             extra = resampling.signature() if resampling is not None and not m.summed else {}
             if resampling is not None:
                 interval = (None, None) if m.summed else _position.mean_interval([values], resampling)
@@ -250,7 +251,7 @@ def summary_records(runs, measures, settings: Settings, resampling=None) -> list
 
 def per_query_records(run, measures) -> list:
     columns = {m.name: run.values(m.name).tolist() for m in measures}
-    return [{"run": run.label, "group": q, **{name: col[i] for name, col in columns.items()}}
+    return [{"system": run.label, "group": q, **{name: col[i] for name, col in columns.items()}}
             for i, q in enumerate(run.qids)]
 
 
@@ -382,17 +383,17 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
         rows = []
         for run in runs:
             value = summary_value(m, run.values(m.name))
-            row = {"run": run.label, "baseline": base.label, "measure": m.name, "value": value}
+            row = {"system": run.label, "baseline": base.label, "measure": m.name, "value": value}
             common = sorted(set(run.qids) & set(base.qids))
             x = _aligned(run, m.name, common)
             b = _aligned(base, m.name, common)
             row["delta"] = value - summary_value(m, base.values(m.name))
             if run is base:
-                row.update(queries=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
+                row.update(groups=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
                            p_randomization=None)
             else:
                 wins, ties, losses = pq.wins_ties_losses(x, b)
-                row.update(queries=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
+                row.update(groups=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
                            p_wilcoxon=pq.wilcoxon(x, b)[1], p_randomization=pq.randomization(x, b, permutations,
                                                                                              seed))
             rows.append(row)

@@ -10,7 +10,11 @@ OBJECTIVES = ("ranksvm", "listnet", "listmle", "regression")
 
 
 def model_options(f):
-    """--model, --features, --relevance, --lambda, --loss, --hidden, --max-iter, --seed."""
+    """--objective, --features, --relevance, --lambda, --loss, --hidden, --max-iter, --seed.
+
+    ``--model`` named the objective before 1.0; it stays as a hidden alias (``learn predict
+    --model FILE`` is the model file).
+    """
     f = click.option("--seed", type=int, default=None, metavar="S",
                      help="Seed of the network's initial weights (--hidden) and, for cv, of the folds "
                           "[default: 12345].")(f)
@@ -31,7 +35,8 @@ def model_options(f):
     f = click.option("--features", "features", multiple=True, required=True, metavar="NAMES/PATTERNS",
                      help="Feature columns: names and shell patterns, comma-separated or repeated (e.g. 'f*', "
                           "'tgt@*', 'unk,length'). Patterns skip text columns (named on stderr).")(f)
-    return click.option("--model", "objective", type=click.Choice(OBJECTIVES), required=True,
+    return click.option("--objective", "objective", cls=_common.AliasOption, aliases=("--model",),
+                        type=click.Choice(OBJECTIVES), required=True,
                         help="Objective: ranksvm (pairwise hinge), listnet (top-one cross entropy), listmle "
                              "(Plackett-Luce likelihood), regression (ridge on the gold).")(f)
 
@@ -61,7 +66,7 @@ def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
     from ..learn.model import settings
 
     if loss is not None and objective != "ranksvm":
-        raise click.UsageError("--loss applies to --model ranksvm")
+        raise click.UsageError("--loss applies to --objective ranksvm")
     try:
         return settings(objective, **{"lambda": l2, "loss": loss, "hidden": hidden, "max_iter": max_iter,
                                       "seed": seed})
@@ -72,6 +77,6 @@ def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
 def load_table(files, input_format, exclude_systems, features, relevance, keep_batches=False, empty_ok=False):
     from ..learn import data
 
-    batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
+    batches = _common.read_inputs(files, input_format, exclude_systems)
     return data.load(batches, features, relevance, report=_common.warn, keep_batches=keep_batches,
                      empty_ok=empty_ok)

@@ -69,12 +69,12 @@ def prepare_options(tie_policy, relevance, missing_pred) -> dict:
 
 
 def group_records(batch, prep, columns: dict) -> list[dict]:
-    """Per-group rows: group, n (ranked items), skipped (rows without gold or dropped), values."""
+    """Per-group rows: group, items (ranked), skipped (rows without gold or dropped), values."""
     n = prep.sizes
     skipped = batch.sizes - n
     names = list(columns)
     values = [columns[c].tolist() for c in names]
-    return [dict(group=g, n=int(n[i]), skipped=int(skipped[i]), **{c: v[i] for c, v in zip(names, values)})
+    return [dict(group=g, items=int(n[i]), skipped=int(skipped[i]), **{c: v[i] for c, v in zip(names, values)})
             for i, g in enumerate(batch.group.tolist())]
 
 

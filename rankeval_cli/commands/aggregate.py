@@ -55,7 +55,7 @@ def bootstrap_options(f):
         help=f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
         "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Resample the groups and give each item its rank range at this level (lo, hi; e.g. 0.95) and "
+        help="Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; e.g. 0.95) and "
              "WMT13-style clusters.")(f)
 
 
@@ -133,10 +133,10 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     Definitions: docs/definitions.md#aggregation.
 
     \b
-    Output columns: [BY...] item score rank [lo hi cluster] signature;
-    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
-    run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
-    signature (tsv, json); other methods with --output-format trec: each
+    Output columns: [BY...] system value rank [rank_ci_low rank_ci_high cluster]
+    signature; --column both: system gold_value gold_rank [gold_rank_ci_low ...]
+    pred_value pred_rank ...; run fusion: qid Q0 docno rank score tag (trec), or
+    group item rank score signature (tsv, jsonl); other methods with --output-format trec: each
     ranking as a run (qid = the --by values or 'all', docno = item).
 
     \b
@@ -190,7 +190,7 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
     query = np.char.decode(fused.query, "utf-8") if fused.query.dtype.kind == "S" else fused.query.astype(str)
     doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
+        writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
                           for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
                                                 fused.score.tolist()))
 
@@ -214,7 +214,6 @@ def run_and_write(files, input_format, exclude_systems, output, output_format, m
         return
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed, level=level,
-                                         score_name="points" if command == "borda" else "score",
                                          command=command))
 
 

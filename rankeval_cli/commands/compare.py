@@ -251,7 +251,7 @@ def _rows(spec, settings, scorers, results, names, directions, resampling):
             "delta_ci_high": None if first else comparison.delta_ci_high,
             "p_bootstrap": None if first else comparison.p_bootstrap,
             "p_randomization": None if first else comparison.p_randomization,
-            "groups": result["groups"], "undefined": result["undefined"],
+            "groups": result["groups"] - result["undefined"], "undefined": result["undefined"],
             "signature": signature(spec.name, **settings, pred="higher" if higher else "lower", **resampling),
         })
     return rows

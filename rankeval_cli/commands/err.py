@@ -10,7 +10,7 @@ from . import _ci, _common, _ir, _position
 @click.command(name="err")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_position.position_options("group, n, skipped, err")
+@_position.position_options("group, items, skipped, err")
 @_ir.ir_options
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",

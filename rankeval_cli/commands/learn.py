@@ -49,7 +49,7 @@ def command():
 
     \b
     Examples:
-      rankeval convert --from letor train.txt.gz | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o m.json
+      rankeval convert --from letor train.txt.gz | rankeval learn train --objective ranksvm --features 'f*' --relevance grades -o m.json
       rankeval convert --from letor test.txt.gz | rankeval learn predict --model m.json | rankeval ndcg --relevance grades --k 10
-      rankeval convert --from letor train.txt.gz | rankeval learn cv --model listnet --features 'f*' --relevance grades | rankeval ndcg --relevance grades --k 10
+      rankeval convert --from letor train.txt.gz | rankeval learn cv --objective listnet --features 'f*' --relevance grades | rankeval ndcg --relevance grades --k 10
     """

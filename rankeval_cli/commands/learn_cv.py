@@ -29,9 +29,9 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
 
     \b
     Examples:
-      rankeval learn cv --model ranksvm --features 'tgt@*prob,tgt@unk' examples/wmt10-de-en.xf.jcml | rankeval tau
+      rankeval learn cv --objective ranksvm --features 'tgt@*prob,tgt@unk' examples/wmt10-de-en.xf.jcml | rankeval tau
       rankeval convert --from letor msn1.fold1.train.5k.txt.gz \\
-        | rankeval learn cv --model listnet --features 'f*' --relevance grades --folds 5 \\
+        | rankeval learn cv --objective listnet --features 'f*' --relevance grades --folds 5 \\
         | rankeval ndcg --relevance grades --k 10
     """
     _learn.limit_blas_threads()

@@ -34,6 +34,6 @@ def command(files, input_format, exclude_systems, output, output_format, model_p
     from ..learn.model import load_model, predict_batches
 
     model = load_model(model_path)
-    batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
+    batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
         writer(output_format)(predict_batches(model, batches), out)

@@ -32,8 +32,8 @@ def command(files, input_format, exclude_systems, objective, features, relevance
     \b
     Examples:
       rankeval convert --from letor msn1.fold1.train.5k.txt.gz \\
-        | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o ranksvm.json
-      rankeval learn train --model listmle --features 'tgt@*prob,tgt@unk' -o qe.json examples/wmt10-de-en.xf.jcml
+        | rankeval learn train --objective ranksvm --features 'f*' --relevance grades -o ranksvm.json
+      rankeval learn train --objective listmle --features 'tgt@*prob,tgt@unk' -o qe.json examples/wmt10-de-en.xf.jcml
     """
     _learn.limit_blas_threads()
     from ..learn.model import train_model

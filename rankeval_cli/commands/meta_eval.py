@@ -46,7 +46,8 @@ def _complete_measure(ctx, param, incomplete):
                    "the reference a metric is scored against.")
 @click.option("--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
               help="Drop systems matching this shell-style pattern; repeatable.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[@GROUPING]",
+@click.option("--statistic", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
+              metavar="NAME[@GROUPING]",
               shell_complete=_complete_measure,
               help="Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
                    "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall; segment ones take "
@@ -107,7 +108,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     try:
         chosen = parse_measures(measures, average_by)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="-m/--measure") from None
+        raise click.BadParameter(str(exc), param_hint="--statistic") from None
     if mtme_dir and (score_files or humans or indexes):
         raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
                                "--index")

@@ -10,7 +10,7 @@ from . import _ci, _common, _ir, _position
 @click.command(name="ndcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_position.position_options("group, n, skipped, ndcg")
+@_position.position_options("group, items, skipped, ndcg")
 @_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,

@@ -32,15 +32,16 @@ def _split_commas(ctx, param, value):
               help="The figure: FILE.png, FILE.svg or FILE.pdf (the suffix gives the format). Written to a "
                    "temporary file and renamed.")
 @click.option("--aggregates", is_flag=True,
-              help="scatter: FILES are aggregate tables, two with a score column each (x = human first, "
-                   "y = metric second) or one with gold_score and pred_score (--column both).")
+              help="scatter: FILES are aggregate tables, two with a value column each (x = human first, "
+                   "y = metric second) or one with gold_value and pred_value (--column both).")
 @click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
               help="scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
 @ranking_options
 @method_options
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", callback=_split_commas,
+@click.option("--column", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
+              metavar="NAME", callback=_split_commas,
               help="distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
                    "the one measure column of each file (tau, mrr, ndcg, err, rankdcg, ...).")
 @click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
@@ -72,7 +73,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     value.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
-                    or per --measure column of one file. Undefined values
+                    or per --column of one file. Undefined values
                     (nan) are left out and counted on stderr.
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
@@ -93,6 +94,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
       rankeval plot distribution /tmp/ndcg-unk.tsv /tmp/ndcg-length.tsv -o /tmp/ndcg.pdf
     """
     _check_applies(ctx, kind)
+    files = list(files) or ["-"]  # no file: the table or stream on stdin
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -127,13 +129,11 @@ def _check_applies(ctx, kind: str) -> None:
 
     for name, kinds in _ONLY.items():
         if kind not in kinds and ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-            option = next(p for p in ctx.command.params if p.name == name).opts[-1]
+            option = _common.shown_name(next(p for p in ctx.command.params if p.name == name))
             raise click.UsageError(f"{option} does not apply to plot {kind} (only to {', '.join(kinds)})")
     files = ctx.params["files"]
-    if kind == "ranking" and len(files) != 1:
+    if kind == "ranking" and len(files) > 1:
         raise click.UsageError("plot ranking takes one aggregate table")
-    if kind == "distribution" and not files:
-        raise click.UsageError("plot distribution takes one or more --per-group tables")
 
 
 def _rankings(files, by):
@@ -143,7 +143,7 @@ def _rankings(files, by):
     if not rankings:
         _common.warn(f"{files[0]}: no ranked system in the table; the figure is empty")
     elif not any(r.has_ranges for r in rankings):
-        _common.warn("no lo/hi columns: rank ranges need `rankeval aggregate --bootstrap N`")
+        _common.warn("no rank_ci_low/rank_ci_high columns: rank ranges need `rankeval aggregate --ci LEVEL`")
     return rankings
 
 

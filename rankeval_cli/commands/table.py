@@ -7,8 +7,43 @@ import click
 from . import _common
 
 
-@click.command(name="table")
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True, dir_okay=False))
+class _TableCommand(click.Command):
+    """``--ci`` was a flag before 1.0 (show the intervals the summaries have); followed by no level
+    it still is, for this release: it reads as ``--ci any``."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg == "--ci" and (i + 1 == len(args) or not _is_level(args[i + 1])):
+                args[i] = "--ci=any"
+        return super().parse_args(ctx, args)
+
+
+def _is_level(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _ci_level(ctx, param, value):
+    """None, ``any`` (the old flag) or a level in (0, 1)."""
+    if value is None or value == "any":
+        return value
+    try:
+        level = float(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a level (e.g. 0.95)") from None
+    if not 0 < level < 1:
+        raise click.BadParameter(f"{value} is not in (0, 1)")
+    return level
+
+
+@click.command(name="table", cls=_TableCommand)
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write here instead of stdout; written to a temporary file and renamed.")
 @click.option("--output-format", type=_common.AliasChoice(_common.SUMMARY_FORMATS, _common.FORMAT_ALIASES),
@@ -18,11 +53,13 @@ from . import _common
 @click.option("--label", "labels", multiple=True, metavar="NAME",
               help="Name of each file's rows, in order (repeatable) [default: the file name without its "
                    "extensions].")
-@click.option("--values", "value_column", default=None, metavar="COLUMN",
-              help="The column holding the numbers [default: value, score or points; micro and macro for tau].")
-@click.option("--ci", "show_ci", is_flag=True, help="Show each value's interval [ci_low, ci_high] when it has one.")
+@click.option("--column", "value_column", cls=_common.AliasOption, aliases=("--values",), default=None,
+              metavar="COLUMN", help="The column holding the numbers [default: value; micro and macro for tau].")
+@click.option("--ci", "show_ci", default=None, metavar="LEVEL", callback=_ci_level,
+              help="Show each value's interval [ci_low, ci_high]; the summaries' intervals must be at this "
+                   "level (their signature's ci:LEVEL).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
-              help="Mark a value whose p-value (compare's p_randomization, correlate's p_value, ...) is below "
+              help="Mark a value whose p-value (compare's p_randomization, correlate's p_independence, ...) is below "
                    "this: a dagger in markdown and latex, * in tsv/jsonl.")
 @_common.handle_errors
 def command(files, output, output_format, digits, labels, value_column, show_ci, alpha):
@@ -32,7 +69,7 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     FILES are summaries written by rankeval commands (tau, mrr, ndcg, err,
     rankdcg, report, compare, correlate, aggregate, ...), as TSV or JSON lines.
     A row is keyed by the file's label (when there are several files) and by
-    the record's key columns: its --by columns, level, system, item and metric.
+    the record's key columns: its --by columns, level, system and metric.
     A column is the record's measure (tau gives tau_micro and tau_macro); an
     aggregate table gives one column per file. Significance is marked where the
     summaries carry it: the best cluster in bold and each value's cluster as a
@@ -43,17 +80,19 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     Examples:
       rankeval ndcg --by lp a.tsv > a.ndcg; rankeval ndcg --by lp b.tsv > b.ndcg
       rankeval table --label baseline --label new a.ndcg b.ndcg
-      rankeval report run.tsv | rankeval table --output-format latex --digits 3 -
+      rankeval report run.tsv | rankeval table --output-format latex --digits 3
     """
-    import os
-
+    from ..formats.summaries import OLD_COLUMNS
     from ..gather import gather, table_records
     from ..summary import RecordWriter
 
+    files = list(files) or ["-"]  # no file: the summary on stdin
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
     names = list(labels) or [_stem(f) for f in files]
-    table = gather(list(files), names, value_column)
+    table = gather(files, names, OLD_COLUMNS.get(value_column, value_column))
+    if show_ci not in (None, "any"):
+        _check_level(table.signatures, show_ci)
     markup = output_format if output_format in ("markdown", "latex") else "plain"
     records = table_records(table, digits, show_ci, alpha, markup)
     with _common.output_stream(output) as out:
@@ -61,7 +100,18 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
             writer.write_many(records)
         if records:
             _write_signatures(out, table.signatures, output_format)
-    del os
+
+
+def _check_level(signatures: dict, level: float) -> None:
+    """Every interval of the table is at ``level`` (a summary's signature records it as ci:LEVEL)."""
+    from ..errors import DataError
+
+    for column, sigs in signatures.items():
+        for sig in sigs:
+            found = next((part[3:] for part in sig.split("|") if part.startswith("ci:")), None)
+            if found is not None and float(found) != level:
+                raise DataError(f"{column}: the intervals are at level {found}, not --ci {level} "
+                                f"(signature {sig})")
 
 
 def _stem(path: str) -> str:

@@ -30,7 +30,7 @@ def variant_option(default="penalize", help_text="Tau variant (tie convention): 
 @click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
               help="micro pools pair counts over groups; macro averages the group taus.")
 @click.option("--per-group", is_flag=True,
-              help="Write one row per group (group, n, skipped, C, D, T_h, T_m, T_hm, tau, p) as it is "
+              help="Write one row per group (group, items, skipped, C, D, T_h, T_m, T_hm, tau, p_independence) as it is "
                    "computed; the summary then goes to stderr.")
 @_common.higher_better_option("gold and pred are scores (higher = better) rather than ranks. Counts are the "
                               "same either way; the flag is recorded in the signature.")
@@ -67,9 +67,10 @@ def command(files, input_format, exclude_systems, output, output_format, variant
       acc-eq    (C+T_hm)/N                 WMT23-25
 
     Micro tau pools the counts of all groups; macro tau is the mean over the
-    groups where the tau is defined (the count of the others is reported). The
-    p column of the summary tests S = C-D summed over groups with Kendall's
-    tie-corrected variance (Kendall 1945); per-group p is Kendall's z test
+    groups where the tau is defined (groups; the others are counted in
+    undefined). The p_independence column of the summary tests S = C-D summed
+    over groups with Kendall's tie-corrected variance (Kendall 1945); per group
+    it is Kendall's z test
     with n = ranked items (Avramidis 2013 eqs. 3-4).
 
     --ci adds a percentile bootstrap interval over groups to each average
@@ -174,7 +175,8 @@ def _summary_record(summary, average: str, sig: str) -> dict:
     if average in ("macro", "both"):
         record["macro"] = summary.macro
     record.update(C=summary.C, D=summary.D, T_h=summary.T_h, T_m=summary.T_m, T_hm=summary.T_hm,
-                  groups=summary.groups, undefined=summary.undefined, skipped=summary.skipped, p=summary.p)
+                  groups=summary.groups - summary.undefined, undefined=summary.undefined, skipped=summary.skipped,
+                  p_independence=summary.p)
     if summary.epsilon is not None:
         record["epsilon"] = summary.epsilon
     record["signature"] = sig
