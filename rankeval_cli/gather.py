@@ -38,23 +38,46 @@ class Gathered:
     signatures: dict = field(default_factory=dict)  # column -> set of signatures
 
 
+#: the row key of a file's label while gathering (named at the end: see :func:`gather`)
+_LABEL = "\0label"
+
+
 def gather(sources, labels, value_column: str | None = None) -> Gathered:
-    """Read every source and place each record's value at (row key, column)."""
-    table = Gathered(key_names=["run"] if len(sources) > 1 else [])
+    """Read every source and place each record's value at (row key, column).
+
+    With several sources, rows are keyed by each file's label first, a column named
+    ``system`` (``label`` when the summaries have a ``system`` column of their own).
+    A label of None (stdin, no --label) reads ``stdin`` there; a table without a
+    ``measure`` column (``aggregate``) takes the label as its column, or, for None, the
+    method of its signature (``expected-wins``).
+    """
+    table = Gathered(key_names=[_LABEL] if len(sources) > 1 else [])
     for source, label in zip(sources, labels):
         for _line, record in read_summaries(source):
             keys = _key_columns(record)
             for name in keys:
                 if name not in table.key_names:
                     table.key_names.append(name)
-            row = (("run", label),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
-            for column, cell in _cells(record, label, value_column):
+            row = ((_LABEL, label or "stdin"),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
+            for column, cell in _cells(record, label or _method(record), value_column):
                 if column not in table.columns:
                     table.columns.append(column)
                 table.rows.setdefault(row, {})[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
+    if _LABEL in table.key_names:
+        name = "label" if "system" in table.key_names else "system"
+        table.key_names = [name if k == _LABEL else k for k in table.key_names]
+        table.rows = {tuple((name if k == _LABEL else k, v) for k, v in row): cells
+                      for row, cells in table.rows.items()}
     return table
+
+
+def _method(record: dict) -> str:
+    """The method a summary's signature names (``aggregate|method:expected-wins|...``), else ``value``."""
+    parts = str(record.get("signature") or "").split("|")
+    found = next((p[len("method:"):] for p in parts if p.startswith("method:")), None)
+    return found or (parts[0] if parts[0] in ("borda",) else "value")
 
 
 def _key_columns(record: dict) -> list:

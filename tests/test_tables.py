@@ -77,7 +77,7 @@ def test_table_gathers_runs_with_intervals_and_significance(tmp_path):
     result = invoke("table", "--label", "first", "--label", "second", a, b)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "| run | lp | ndcg | mrr |"
+    assert lines[0] == "| system | lp | ndcg | mrr |"
     assert lines[2].startswith("| first | de-en | ") and lines[2].endswith(" |  |")
     assert lines[-1].startswith("- `mrr: mrr|")
     compare = tmp_path / "c.tsv"

@@ -118,7 +118,7 @@ def _stem(path: str) -> str:
     import os
 
     if path == "-":
-        return "stdin"
+        return None  # the table names it (gather)
     name = os.path.basename(path)
     return name.split(".")[0] or name
 
