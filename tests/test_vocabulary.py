@@ -265,3 +265,24 @@ def test_output_columns_use_the_shared_names(name, args, made):
                 f"{name} {' '.join(args)}: column {column!r}; the shared name is {FORBIDDEN_COLUMNS[column]}"
         if "signature" in header:
             assert header[-1] == "signature", (name, header)
+
+
+# --- help that fits a screen ------------------------------------------------------------------------
+
+#: the most lines a --help may print, at 80 columns (the rest lives in the man page)
+HELP_LINES = 40
+HELP_WIDTH = 80
+
+
+@pytest.mark.parametrize("path", [()] + [path for path, _ in COMMANDS], ids=["rankeval"] + IDS)
+def test_help_fits_a_screen(path):
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, [*path, "--help"], terminal_width=HELP_WIDTH)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    where = " ".join(("rankeval", *path))
+    assert len(lines) <= HELP_LINES, f"{where} --help: {len(lines)} lines (at most {HELP_LINES}; move text to " \
+                                     "the man page: after \\f in the docstring or an option's help)"
+    wide = [line for line in lines if len(line) > HELP_WIDTH]
+    assert not wide, f"{where} --help: lines over {HELP_WIDTH} columns: {wide}"

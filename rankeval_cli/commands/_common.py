@@ -106,15 +106,18 @@ def jobs_options(f):
     (:mod:`rankeval_cli.executor`); the output is the same whichever is chosen."""
     f = click.option(
         "--scheduler", default=None, metavar="ADDRESS",
-        help="Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
+        help="A dask.distributed scheduler to run on\f"
+             "Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
              "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
     return click.option(
         "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
-        help="Worker processes for the independent work units; 0 = one per CPU "
+        help="Worker processes (0 = one per CPU)\f"
+             "Worker processes for the independent work units; 0 = one per CPU "
              "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
 
 
-def by_option(help_text: str = "One summary per value of this extra column (e.g. lp), rows keyed by its "
+def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"
+                               "One summary per value of this extra column (e.g. lp), rows keyed by its "
                                "value; repeatable. The value must be constant within a group."):
     """``--by COLUMN`` (repeatable)."""
     return click.option("--by", "by", multiple=True, metavar="COLUMN", help=help_text)
@@ -124,7 +127,8 @@ def input_options(f):
     """FILES... (default stdin), --input-format, --exclude-systems."""
     f = click.option(
         "--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-        help="Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
+        help="Drop items whose id matches a shell pattern\f"
+             "Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
              "repeatable. The number of rows dropped goes to stderr.")(f)
     f = click.option(
         "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
@@ -141,14 +145,16 @@ def output_options(formats=OUTPUT_FORMATS, default="tsv"):
             f = click.option(
                 "--digits", type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
                 callback=_remember_digits,
-                help="Round numbers to N decimal places [default: 4 in markdown and latex tables, "
+                help="Decimal places\f"
+                     "Round numbers to N decimal places [default: 4 in markdown and latex tables, "
                      "every digit otherwise].")(f)
         f = click.option(
             "--output-format", type=AliasChoice(formats, FORMAT_ALIASES), default=default, show_default=True,
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
         return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout; a file is replaced only when the run succeeds; "
+                            help="Write here instead of stdout\f"
+                                 "Write here instead of stdout; a file is replaced only when the run succeeds; "
                                  "a .gz, .bz2 or .xz name is compressed.")(f)
     return decorate
 

@@ -16,30 +16,38 @@ def ranking_options(f):
     """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
     f = click.option("--points", "borda_points", type=click.Choice(("n-r", "n-r+1")), default="n-r",
                      show_default=True,
-                     help="Borda points for position r of an N-list: N-r (2,1,0 for three items) "
+                     help="Borda points: N-r or N-r+1\f"
+                          "Borda points for position r of an N-list: N-r (2,1,0 for three items) "
                           "or N-r+1 (3,2,1).")(f)
     f = click.option("--missing", "borda_missing", type=click.Choice(("ignore", "bottom")), default="ignore",
                      show_default=True,
-                     help="Borda: items absent from a list (or blank in it) earn nothing and the list counts "
+                     help="Borda: items absent from a list: ignore, bottom\f"
+                          "Borda: items absent from a list (or blank in it) earn nothing and the list counts "
                           "only its ranked items (ignore), or share the bottom positions of a list extended "
                           "to all items (bottom).")(f)
-    f = _common.higher_better_option("The aggregated values are scores (higher = better), not ranks.",
+    f = _common.higher_better_option("Values are scores (higher = better), not ranks []\f"
+                                     "The aggregated values are scores (higher = better), not ranks.",
                                      aliases=())(f)
-    return _common.by_option("One ranking per value of this extra column (e.g. lp); repeatable. "
+    return _common.by_option("One ranking per value of this column (e.g. lp)\f"
+                             "One ranking per value of this extra column (e.g. lp); repeatable. "
                              "The value must be constant within a group.")(f)
 
 
 def fusion_options(f):
     """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
     f = click.option("--run-tag", default=None, metavar="TAG",
-                     help="Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
+                     help="Fusion: tag of the fused run\f"
+                          "Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
     f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
-                     help="Run fusion: keep the first K fused documents of each query [default: all].")(f)
-    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True,
-                     help="rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
+                     help="Fusion: keep the first K documents\f"
+                          "Run fusion: keep the first K fused documents of each query [default: all].")(f)
+    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True, metavar="K",
+                     help="rrf: k of 1/(k + position)\f"
+                          "rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
     return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
-                        show_default=True,
-                        help="combsum/combmnz/combmax: per-query normalization of each run's scores "
+                        show_default=True, metavar="NAME",
+                        help="comb*: per-query normalization of scores\f"
+                             "combsum/combmnz/combmax: per-query normalization of each run's scores "
                              "(rrf and borda-fuse use positions only).")(f)
 
 
@@ -49,13 +57,16 @@ def bootstrap_options(f):
 
     f = click.option(
         "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help=f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
+        help="Seed of the bootstrap\f"
+             f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
     f = click.option(
         "--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help=f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
+        help="Bootstrap replicates [default: 1000]\f"
+             f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
         "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; e.g. 0.95) and "
+        help="Rank ranges and clusters at this level\f"
+             "Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; e.g. 0.95) and "
              "WMT13-style clusters.")(f)
 
 
@@ -71,24 +82,31 @@ def method_option(help_text: str, names=METHOD_NAMES):
 
 def method_options(f):
     f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
-                     help="bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
+                     help="bradley-terry: ties dropped or half wins\f"
+                          "bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
     f = click.option("--bt-alpha", type=click.FloatRange(min=0, min_open=True), default=0.01, show_default=True,
-                     help="bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
+                     metavar="ALPHA",
+                     help="bradley-terry: L2 penalty alpha\f"
+                          "bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
     f = click.option("--approximate", is_flag=True,
-                     help="kemeny: local search instead of the exact search (required beyond 20 items).")(f)
+                     help="kemeny: local search (beyond 20 items)\f"
+                          "kemeny: local search instead of the exact search (required beyond 20 items).")(f)
     return click.option("--fv-denominator", type=click.Choice(("pair", "all")), default="pair",
                         show_default=True,
-                        help="fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
+                        help="fv: P_ij over pairs or all groups\f"
+                             "fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
                              "Duh 2008's wording).")(f)
 
 
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@method_option("Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
+@method_option("Aggregation or fusion method [default: expected-wins]\f"
+               "Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
                + " (aliases: bt, ge, gt, ew, wmt11-13, ts).", names=METHOD_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
-              help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
+              help="Aggregate gold, pred or both\f"
+                   "Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
 @fusion_options
@@ -97,7 +115,9 @@ def method_options(f):
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
             depth, run_tag, ci, bootstrap, seed):
-    """Aggregate many rankings (groups) into one ranking of their items (systems).
+    """Aggregate many rankings (groups) into one ranking of their items
+    (systems): WMT's methods, TrueSkill, Kemeny, Bradley-Terry; or fuse TREC
+    runs (rrf, combsum, ...).
 
     Within each group, item i wins against j when its value is strictly lower
     (a better rank; --higher-better flips this); equal values tie; a blank is
@@ -136,15 +156,16 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     Output columns: [BY...] system value rank [rank_ci_low rank_ci_high cluster]
     signature; --column both: system gold_value gold_rank [gold_rank_ci_low ...]
     pred_value pred_rank ...; run fusion: qid Q0 docno rank score tag (trec), or
-    group item rank score signature (tsv, jsonl); other methods with --output-format trec: each
-    ranking as a run (qid = the --by values or 'all', docno = item).
+    group item rank score signature (tsv, jsonl); other methods with
+    --output-format trec: each ranking as a run (qid = the --by values or 'all',
+    docno = item).
 
     \b
     Examples:
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method expected-wins
-      rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --ci 0.95
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method trueskill --bootstrap 1000
-      rankeval aggregate --method rrf examples/trec/bm25.run examples/trec/dense.run
+      rankeval convert --from wmt-rr wmt12.RNK_results.csv \\
+        | rankeval aggregate --by lp --method expected-wins --ci 0.95
+      rankeval aggregate --method trueskill --bootstrap 1000 judgments.tsv
+      rankeval aggregate --method rrf examples/trec/*.run
     """
     from ..aggregate.registry import is_fusion
 
@@ -243,10 +264,13 @@ def compute(batches, method, column, by, higher_better, bootstrap, seed, options
     from ..aggregate.tables import report_counts
     from ..errors import DataError
 
+    from ..pipeline import phase
+
     try:
-        rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
-                             pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed, level=level or 0.95,
-                             **options)
+        with phase(f"{method}" + (f" x {bootstrap} replicates" if bootstrap else "")):
+            rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
+                                 pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed,
+                                 level=level or 0.95, **options)
     except TooManyItems as exc:
         raise DataError(f"{exc} (--approximate)") from None
     report_counts(rankings, by, _common.warn)

@@ -20,52 +20,69 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
-              help="The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
+              help="Measure [default: tau; TREC: map, ndcg_cut_10, ...]\f"
+                   "The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
                    "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
 @_ir.ir_options
 @click.option("--correction", type=click.Choice(("none", "holm", "bonferroni")), default="none", show_default=True,
-              help="TREC input: adjust each measure's p-values for the comparisons with the baseline (Holm 1979 "
+              metavar="METHOD",
+              help="TREC: adjust p-values (p_*_adj) [default: none]\f"
+                   "TREC input: adjust each measure's p-values for the comparisons with the baseline (Holm 1979 "
                    "or Bonferroni); adds p_*_adj columns.")
-@click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="COL1,COL2[,...]",
-              help="Compare these columns of one stream (the first is the baseline) instead of the pred column "
+@click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="C1,C2,...",
+              help="Columns of one stream to compare\f"
+                   "Compare these columns of one stream (the first is the baseline) instead of the pred column "
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
-@variant_option(default=None, help_text="tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
+@variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
+                                        "tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
-              help="tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
+              help="tau: micro or macro [default: micro]\f"
+                   "tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
                    "[default: micro].")
-@click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
-              help="mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
+@click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
+              help="Order of tied predictions [default: pessimistic]\f"
+                   "mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
 @click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-              help="Gold holds ranks (lower = better) or graded relevance (higher = better).")
+              help="Gold holds ranks or grades [default: ranks]\f"
+                   "Gold holds ranks (lower = better) or graded relevance (higher = better).")
 @_common.higher_better_option(
+    "Values are scores (higher = better), not ranks []\f"
     "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
     "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")
-@click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None,
-              help="mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
+@click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None, metavar="RULE",
+              help="Items without a prediction [default: drop]\f"
+                   "mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
-              help="mrr/ndcg/err: cut-off [default: whole lists].")
+              help="mrr, ndcg, err: cut-off [default: none]\f" "mrr/ndcg/err: cut-off [default: whole lists].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
-@click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="n|scale:G|list-max",
+@click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
-@_common.by_option("One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
+              help="err: denominator, as in rankeval err\f"
+                   "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
+@_common.by_option("One comparison per value of this column\f"
+                   "One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
                    "repeatable. The value must be constant within a group.")
 @click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
-              metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")
+              metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
+                                    "Level of the bootstrap intervals of the scores and differences.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="N", help="Paired bootstrap replicates (intervals and p_bootstrap).")
+              metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
+                                "Paired bootstrap replicates (intervals and p_bootstrap).")
 @click.option("--permutations", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="R", help="Approximate randomization trials (p_randomization).")
+              metavar="R", help="Randomization trials [default: 1000]\f"
+                                "Approximate randomization trials (p_randomization).")
 @click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
-              help="Seed of all random draws (recorded in the signature).")
+              help="Seed of all random draws [default: 12345]\f"
+                   "Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed, qrels, rel_level, depth, all_queries, correction):
-    """Compare predictions of the same gold: scores, differences, intervals, p-values.
+    """Compare predictions of the same gold: values, differences, intervals and
+    p-values, paired by group (MT segments, IR queries with --qrels).
 
     The inputs are either two or more files holding the same groups and items
     in the same order with the same gold (the first file is the baseline), or
@@ -107,10 +124,14 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     \b
     Examples:
       rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
-      rankeval compare --qrels qrels.txt -m map,nDCG@10 --correction holm bm25.run dense.run
-      rankeval convert --from jcml wmt10-test.xf.jcml \\
-        | rankeval compare --pred-columns unk,length --tau-variant penalize
-      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better --pred-columns bm25,dense run.tsv
+      rankeval compare --pred-columns unk,length examples/wmt10-de-en.xf.jcml
+      rankeval compare --qrels examples/trec/qrels.txt -m map,nDCG@10 \\
+        --correction holm examples/trec/bm25.run examples/trec/dense.run
+
+    \b
+    More examples:
+      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better \\
+        --pred-columns bm25,dense run.tsv
     """
     from ..stats.systems import Scorer
 
@@ -118,13 +139,16 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
         if pred_columns is None else (False, None)
     if is_ir:
+        from ..pipeline import phase
+
         _ir.no_by(by)
-        _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
-                         output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
-                         depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
-                         higher_better=higher_better, input_format=input_format,
-                         exclude_systems=exclude_systems, permutations=permutations, seed=seed,
-                         correction=correction)
+        with phase("paired tests of the runs"):
+            _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
+                             output=output, output_format=output_format, tie_policy=tie_policy,
+                             rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
+                             rel_max=rel_max, higher_better=higher_better, input_format=input_format,
+                             exclude_systems=exclude_systems, permutations=permutations, seed=seed,
+                             correction=correction)
         return
     if correction != "none":
         raise click.UsageError("--correction applies to TREC input (--qrels): several runs, several tests")
@@ -236,9 +260,12 @@ def _rows(spec, settings, scorers, results, names, directions, resampling):
     from ..stats.paired import compare
     from ..summary import signature
 
-    found = compare(spec.stat(), [s.raw() for s in scorers], level=float(resampling["ci"]),
-                    bootstrap=resampling["bootstrap"], permutations=resampling["permutations"],
-                    seed=resampling["seed"])
+    from ..pipeline import phase
+
+    with phase("paired bootstrap and randomization"):
+        found = compare(spec.stat(), [s.raw() for s in scorers], level=float(resampling["ci"]),
+                        bootstrap=resampling["bootstrap"], permutations=resampling["permutations"],
+                        seed=resampling["seed"])
     base = results[0]["value"]
     rows = []
     for j, (name, result, comparison, higher) in enumerate(zip(names, results, found, directions)):

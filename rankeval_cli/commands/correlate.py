@@ -12,9 +12,11 @@ from .aggregate import METHOD_NAMES, method_option, method_options, ranking_opti
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @click.option("--aggregates", is_flag=True,
-              help="FILES are aggregate/borda output tables: one with gold_value and pred_value "
+              help="FILES are aggregate tables\f"
+                   "FILES are aggregate/borda output tables: one with gold_value and pred_value "
                    "(--column both), or two with a value column each (first = x, second = y).")
-@method_option("How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
+@method_option("How systems are scored from the groups\f"
+               "How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
 @ranking_options
 @method_options
 @_ci.ci_options
@@ -47,10 +49,14 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
 
     \b
     Examples:
-      rankeval convert --from wmt-rr judgments.csv --scores m.seg.score.gz | rankeval correlate --by lp
+      rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz \\
+        | rankeval correlate --by lp
       rankeval correlate --aggregates human.tsv metric.tsv
     """
+    from contextlib import nullcontext
+
     from ..aggregate.correlate import correlation_intervals, join_scores, system_correlations
+    from ..pipeline import phase
     from ..aggregate.registry import scorer
     from ..errors import DataError
     from ..summary import signature
@@ -77,9 +83,10 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
                 where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
                 raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
                                 f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
-            intervals = correlation_intervals(
-                counters[(key, "gold")], counters[(key, "pred")], scorer(method, **options), resampling.replicates,
-                resampling.seed, resampling.level) if resampling else {}
+            with phase(f"bootstrap ({resampling.replicates} replicates)") if resampling else nullcontext():
+                intervals = correlation_intervals(
+                    counters[(key, "gold")], counters[(key, "pred")], scorer(method, **options),
+                    resampling.replicates, resampling.seed, resampling.level) if resampling else {}
             for c in system_correlations(x, y):
                 writer.write({**head, "level": "system", "measure": c.measure, "value": c.value,
                               **_interval(resampling, intervals.get(c.measure)),

@@ -24,60 +24,74 @@ def _complete_measure(ctx, param, incomplete):
 @click.command(name="meta-eval")
 @click.argument("score_files", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORE_FILES]...")
 @click.option("--human", "humans", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="Human segment scores, repeatable (one file per language pair): Google's MQM "
+              help="Human segment scores (MQM or mt-metrics-eval)\f"
+                   "Human segment scores, repeatable (one file per language pair): Google's MQM "
                    "(mqm_TESTSET_xxyy...tsv: system mqm_avg_score seg_id) or mt-metrics-eval's "
                    "LP.NAME.seg.score.")
 @click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
+              help="WMT test-set index (WMT20-21 score files)\f"
+                   "WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
                    "join WMT20-21 score files, which number segments within documents.")
 @click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
-              help="An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
+              help="An mt-metrics-eval test-set directory\f"
+                   "An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
                    "--human and SCORE_FILES.")
 @click.option("--human-name", default=None, metavar="NAME",
-              help="--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
+              help="--mtme: the human scores [default: mqm]\f"
+                   "--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
 @click.option("--lp", "lps", multiple=True, metavar="XX-YY",
-              help="Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
+              help="Language pairs to evaluate [default: all]\f"
+                   "Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
                    "language pair of a human file whose name does not tell it.")
 @click.option("--refset", default=None, metavar="NAME",
-              help="The reference the metrics use [default: the one named like the test set (WMT files); the "
+              help="The reference the metrics use [default: as the test set]\f"
+                   "The reference the metrics use [default: the one named like the test set (WMT files); the "
                    "only one used (--mtme)]. Metrics scored against other references are left out.")
 @click.option("--include-human", is_flag=True,
-              help="Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
+              help="Keep human translations as systems\f"
+                   "Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
                    "the reference a metric is scored against.")
 @click.option("--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-              help="Drop systems matching this shell-style pattern; repeatable.")
+              help="Drop systems matching a shell pattern\f"
+                   "Drop systems matching this shell-style pattern; repeatable.")
 @click.option("--statistic", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
               metavar="NAME[@GROUPING]",
               shell_complete=_complete_measure,
-              help="Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
+              help="Statistics (man rankeval-meta-eval) [default: the WMT24 table]\f"
+                   "Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
                    "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall; segment ones take "
                    "@none, @item or @system [default: sys-pa, spa, sys-pearson, seg-acc-eq@item, "
                    "seg-pearson@none, seg-pearson@item].")
-@click.option("--average-by", type=click.Choice(GROUPINGS), default=None,
-              help="Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
+@click.option("--average-by", type=click.Choice(GROUPINGS), default=None, metavar="GROUPING",
+              help="Grouping of segment statistics\f"
+                   "Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
                    "per segment, then the mean; system: per system).")
-@variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
+@variant_option(default="b", help_text="Kendall variant [default: b]\f"
+                                       "Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
                 "tau --help.", aliases=())
 @click.option("--epsilon", type=float, default=None, metavar="E",
-              help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
+              help="seg-acc-eq: tie threshold [default: calibrated]\f"
+                   "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
 @click.option("--task-weights", type=click.Choice(("uniform", "wmt23")), default="uniform", show_default=True,
-              help="Weights of the tasks in the average: uniform (WMT24), or wmt23 (pairwise accuracy pooled "
+              help="Weights of the tasks in the average\f"
+                   "Weights of the tasks in the average: uniform (WMT24), or wmt23 (pairwise accuracy pooled "
                    "over the language pairs weighs as many as there are language pairs, each other task 1).")
 @click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
-              help="Trials of each permutation test (and of the SPA p-values).")
+              help="Permutation trials\f" "Trials of each permutation test (and of the SPA p-values).")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of the permutation tests.")
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, seed, output, output_format):
-    """The WMT22-24 metrics table: each metric's statistics and significance clusters.
+    """The WMT22-24 metrics table: each MT metric's meta-evaluation statistics
+    against human scores, with significance clusters.
 
     Reads human segment scores and metric score files (WMT metric score files,
     segment or system level, several metrics and language pairs each; or an
     mt-metrics-eval directory), joins them into one systems x segments table per
-    language pair, then computes every statistic of every metric (-m), sorts the
+    language pair, then computes every statistic (--statistic) of every metric, sorts the
     metrics, compares every pair with a paired permutation test and gives each
     metric the rank of its significance cluster: a metric starts a new rank when
     one above it in the cluster beats it at p <= 0.05. The average over all tasks
@@ -97,11 +111,15 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
 
     \b
     Examples:
-      rankeval meta-eval --mtme tests/data/mtme/wmt20 -m sys-pa,seg-acc-eq@item --output-format markdown
-      D=../shared/data/wmt20-mqm
-      rankeval meta-eval --human $D/mqm_newstest2020_ende.avg_seg_scores.tsv \\
-        --index $D/details.en-de.txt $D/YiSi-2.seg.score.gz $D/YiSi-2.sys.score.gz
-      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 --lp en-de -m sys-pa,seg-acc-eq@item
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 \\
+        --statistic sys-pa,seg-acc-eq@item --output-format markdown
+      rankeval meta-eval --human mqm_newstest2020_ende.avg_seg_scores.tsv \\
+        --index details.en-de.txt YiSi-2.seg.score.gz YiSi-2.sys.score.gz
+
+    \b
+    More examples:
+      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 \\
+        --lp en-de --statistic sys-pa,seg-acc-eq@item
     """
     from ..stats.metrics_table import Options, parse_measures
 
@@ -151,7 +169,10 @@ def _records(tables, measures, options, sig):
     """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
     from ..stats.metrics_table import run_table
 
-    results, average = run_table(tables, measures, options)
+    from ..pipeline import phase
+
+    with phase("meta-evaluation (statistics and permutation tests)"):
+        results, average = run_table(tables, measures, options)
     avg = _lookup(average)
     rows = []
     for table in tables:

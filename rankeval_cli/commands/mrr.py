@@ -35,9 +35,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     \b
     Examples:
-      rankeval mrr judgments.tsv
-      rankeval mrr --tie-policy expected --per-group judgments.tsv
-      rankeval mrr --ci 0.95 --seed 7 judgments.tsv
+      rankeval mrr --tie-policy expected --ci 0.95 judgments.tsv
       rankeval mrr --qrels examples/trec/qrels.txt --k 10 examples/trec/bm25.run
     """
     from ..measures.rr import rr_values

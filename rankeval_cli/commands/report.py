@@ -13,27 +13,36 @@ from .tau import variant_option
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_position.position_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
-@_ir.measure_option("Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
+@_ir.measure_option("Measures: trec_eval, ir_measures or MT names [default: MT rows; TREC: map, P_10, ...]\f"
+                    "Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
                     "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
                     "num_rel_ret) or ir_measures (AP, AP@K, P@K, R@K, nDCG, nDCG@K, RR, RR@K, Rprec, Bpref, "
                     "Success@K, ERR@K, Judged@K), or rows of the MT report (tau_micro, mrr, ndcg, ...) "
                     "[default: every MT row; with TREC input map, P_10, recall_1000, ndcg, ndcg_cut_10, "
                     "recip_rank, Rprec, bpref, num_ret, num_rel, num_rel_ret].")
-@_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
-@variant_option(help_text="Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
+@_position.k_option("Cut-off of NDCG and ERR [default: none]\f"
+                    "Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
+@variant_option(help_text="Tau variant [default: penalize]\f"
+                          "Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
                 aliases=("--tau-ties",))
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
-              help="NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
-@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              help="NDCG gain [default: exp; TREC: linear]\f"
+                   "NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
+@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
+              help="ERR denominator [default: n; grades: scale:4]\f"
+                   "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
             missing_pred, per_group, by, qrels, rel_level, depth, all_queries, measures, k, variant, gain, rel_max,
             ci, bootstrap, seed):
-    """All measures at once: tau (micro, macro, counts, p), MRR, NDCG, ERR,
-    rankDCG, BPH shares per human rank and the average predicted rank.
+    """All measures at once: tau, MRR, NDCG, ERR, rankDCG, BPH shares and the
+    average predicted rank of MT rankings; with --qrels, trec_eval's measures
+    of TREC runs (-m: map, P_10, nDCG@10, ...).
+
+    MT rows: tau (micro, macro, counts, p), MRR, NDCG, ERR, rankDCG, BPH shares
+    per human rank and the average predicted rank.
 
     One row per measure: measure, value, groups (the groups it averages or
     pools), undefined (groups left out: no defined value), and the signature
@@ -54,9 +63,10 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     \b
     Examples (RankEval 2013's "rankeval.py file.jcml unk rank"; TREC runs):
-      rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report
-      rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report --ci 0.95
-      rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 examples/trec/bm25.run
+      rankeval convert --from jcml --pred-attr unk examples/wmt10-de-en.xf.jcml \\
+        | rankeval report --ci 0.95
+      rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 \\
+        examples/trec/bm25.run examples/trec/dense.run
     """
     from ..measures.err import parse_rel_max
     from ..partition import keyed, partitioned
@@ -204,7 +214,10 @@ class Report:
         names = ["tau_micro", "tau_macro", *self.means, "avg_predicted"]
         stats = [TauMicroStat(self.tau.variant)] + [MeanStat()] * (len(names) - 1)
         r = self.resampling
-        found = bootstrap_intervals(stats, [self.kept.get(n) for n in names], r.level, r.replicates, r.seed)
+        from ..pipeline import phase
+
+        with phase(f"bootstrap ({r.replicates} replicates)"):
+            found = bootstrap_intervals(stats, [self.kept.get(n) for n in names], r.level, r.replicates, r.seed)
         return dict(zip(names, found))
 
     def _tie_statistics(self, counts) -> None:
