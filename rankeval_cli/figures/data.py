@@ -17,6 +17,7 @@ naming its file and line.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from ..errors import DataError
@@ -207,3 +208,59 @@ def scatter_panels(pairs: dict) -> list[ScatterPanel]:
         panels.append(ScatterPanel(key, list(items), [float(v) for v in x], [float(v) for v in y],
                                    correlations, unmatched))
     return panels
+
+
+# --- the names drawn ---------------------------------------------------------------------------------
+
+_SUBMISSION_ID = re.compile(r"^(?P<name>.+?)\.\d+$")
+
+
+def short_name(system: str) -> str:
+    """A system's name for a figure: its WMT id without the test set, the language pair and the
+    submission number (``newstest2016.online-B.0.ro-en`` -> ``online-B``, ``OPPO.1481`` -> ``OPPO``)."""
+    from ..formats.wmtids import system_key
+
+    key = system_key(system)
+    found = _SUBMISSION_ID.match(key)
+    return found.group("name") if found else key
+
+
+def display_names(systems, renames: dict | None = None, keep_ids: bool = False) -> list[str]:
+    """The names drawn for ``systems`` (one panel's): ``renames`` first (by the full id, then by
+    the short name), else the short name (:func:`short_name`) unless ``keep_ids``; where two
+    systems would get the same short name, both keep their full id."""
+    renames = renames or {}
+    systems = [str(s) for s in systems]
+    shorts = {s: s if keep_ids else short_name(s) for s in systems}
+    taken: dict = {}
+    for s in systems:
+        taken.setdefault(shorts[s], []).append(s)
+    out = []
+    for s in systems:
+        if s in renames:
+            out.append(renames[s])
+        elif shorts[s] in renames:
+            out.append(renames[shorts[s]])
+        else:
+            out.append(shorts[s] if len(taken[shorts[s]]) == 1 else s)
+    return out
+
+
+def read_renames(source) -> dict:
+    """``--rename FILE``: one ``OLD<TAB>NEW`` per line (``#`` comments and blank lines skipped);
+    OLD is a system's full id or its short name."""
+    from ..textio import iter_lines, source_name
+
+    name = source_name(source)
+    renames: dict = {}
+    for line_no, text in iter_lines(source):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        fields = text.rstrip("\r\n").split("\t")
+        if len(fields) != 2 or not fields[0] or not fields[1].strip():
+            raise DataError("expected OLD<TAB>NEW (a system's id or short name, a tab, the name to draw)",
+                            name, line_no)
+        if fields[0] in renames:
+            raise DataError(f"{fields[0]!r} is renamed twice", name, line_no)
+        renames[fields[0]] = fields[1].strip()
+    return renames
