@@ -54,6 +54,20 @@ def _key_int(part: Hashable) -> int:
     return int.from_bytes(digest, "little")
 
 
+#: what the running command asked for (``--jobs``, ``--scheduler``), read by :func:`map_units`
+_configured: dict = {"jobs": None, "scheduler": None}
+
+
+def configure(**settings) -> None:
+    """Set the command's ``jobs`` and/or ``scheduler`` (the ``--jobs``/``--scheduler`` options
+    call this), so that kernels deep in the library run their units accordingly without
+    every signature carrying them."""
+    unknown = set(settings) - set(_configured)
+    if unknown:
+        raise TypeError(f"unknown executor settings: {sorted(unknown)}")
+    _configured.update(settings)
+
+
 def resolve_jobs(jobs: int | None) -> int:
     """The number of worker processes: ``jobs``, else ``$RANKEVAL_JOBS``, else 1.
 
@@ -82,16 +96,43 @@ def resolve_scheduler(scheduler: str | None) -> str | None:
     return os.environ.get(SCHEDULER_ENV, "").strip() or None
 
 
-def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = 1,
+def planned_workers() -> int:
+    """How many workers :func:`map_units` would use now (a cluster counts as :data:`CLUSTER_WIDTH`)."""
+    if resolve_scheduler(_configured["scheduler"]):
+        return CLUSTER_WIDTH
+    return resolve_jobs(_configured["jobs"])
+
+
+#: units per worker when a workload is cut into ranges (a little slack for uneven units)
+UNITS_PER_WORKER = 4
+#: the worker count assumed for a dask cluster when cutting a workload (its size is not known here)
+CLUSTER_WIDTH = 32
+
+
+def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> list[tuple[int, int]]:
+    """``[0, n)`` cut into contiguous ``(start, stop)`` ranges for the planned workers: one range
+    when running serially, else up to ``per_worker`` per worker, each at least ``min_size``
+    long (``per_worker=1`` for units whose fixed cost does not shrink with their size). How
+    a workload is cut never changes its result (units draw from their own seeds), only how
+    it is spread."""
+    workers = planned_workers()
+    count = 1 if workers <= 1 else max(1, min(workers * per_worker, n // max(min_size, 1)))
+    edges = [round(i * n / count) for i in range(count + 1)]
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
               scheduler: str | None = None, label: str | None = None) -> list:
     """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
 
-    ``fn`` must be a module-level function (it is pickled by reference). ``label``
-    names the phase on the progress display (stderr, terminals only).
+    ``jobs``/``scheduler`` default to what the command configured (:func:`configure`),
+    then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
+    be a module-level function (it is pickled by reference). ``label`` names the phase
+    on the progress display (stderr, terminals only).
     """
     units = list(units)
-    jobs = resolve_jobs(jobs)
-    scheduler = resolve_scheduler(scheduler)
+    jobs = resolve_jobs(jobs if jobs is not None else _configured["jobs"])
+    scheduler = resolve_scheduler(scheduler or _configured["scheduler"])
     if scheduler:
         from ._dask import map_on_cluster
 

@@ -51,6 +51,8 @@ SAMPLES = {
     "wmt20-chrF-excerpt.sys.score": "wmt-scores", "wmt20-darr-excerpt.csv": "darr",
     "wmt20-da-excerpt-en-de.csv": "wmt-da",
     "wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv": "mqm",
+    "appraise/wmt22-en-liv-refda-excerpt.csv": "appraise", "appraise/wmt24-esa-en-zh-excerpt.csv": "appraise",
+    "wmt22-da-lv-en-20240a2e96a5/ad-seg-scores-lv-en.csv": "wmt-da-scores",
 }
 
 
@@ -90,6 +92,9 @@ def test_the_suggestion_also_comes_for_stdin_and_compressed_input(name, reader):
     ("2 qid:13 1:2 2:0 3:2 # docid = GX000", "letor"),
     ("0 qid:1 1:0.5", "letor"),
     ("SYS SEGID RAW.SCR Z.SCR N SID", "wmt-da"),
+    ("SYS SID RAW.SCR Z.SCR N", "wmt-da-scores"),
+    ("engliv0d03,generaltest2022.en-liv.hyp.NiuTrans.liv.txt,239,TGT,eng,liv,0,1665744151.351,1665744158.765",
+     "appraise"),
     ("LP DATA SID BETTER WORSE", "darr"),
     ("chrF\tcs-en\tnewstest2020\tnewstest2020\tCUNI.1457\t0.58", "wmt-scores"),
     ("group\titem\tscore", None),

@@ -54,3 +54,45 @@ def test_jobs_default_from_environment(monkeypatch):
     monkeypatch.setenv(executor.JOBS_ENV, "many")
     with pytest.raises(ValueError):
         executor.resolve_jobs(None)
+
+
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_dask_equals_serial_in_unit_order(dask_scheduler):
+    shared = np.arange(100, dtype=float) ** 1.5
+    serial = executor.map_units(draw, range(20), shared=shared, jobs=1)
+    assert executor.map_units(draw, range(20), shared=shared, scheduler=dask_scheduler) == serial
+
+
+def test_dask_worker_error_is_raised_as_itself(dask_scheduler):
+    with pytest.raises(DataError) as info:
+        executor.map_units(fail_on_three, range(6), scheduler=dask_scheduler)
+    assert str(info.value) == "f.tsv:7: bad value"
+
+
+def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
+    pytest.importorskip("distributed")
+    import rankeval_cli._dask as d
+
+    monkeypatch.setattr(d, "CONNECT_TIMEOUT", 1)
+    with pytest.raises(DataError) as info:
+        executor.map_units(draw, range(3), shared=np.ones(3), scheduler="tcp://127.0.0.1:9")
+    assert "cannot reach the dask scheduler" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_configured_jobs_are_the_default(monkeypatch):
+    monkeypatch.delenv(executor.JOBS_ENV, raising=False)
+    calls = []
+    monkeypatch.setattr(executor, "_pool", lambda fn, units, shared, jobs, label: calls.append(jobs) or [])
+    executor.configure(jobs=2)
+    try:
+        executor.map_units(draw, range(4), shared=np.ones(3))
+        executor.map_units(draw, range(4), shared=np.ones(3), jobs=3)
+    finally:
+        executor.configure(jobs=None)
+    assert calls == [2, 3]

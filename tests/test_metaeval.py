@@ -12,7 +12,8 @@ import pytest
 import scipy.stats
 
 from rankeval_cli.stats import metaeval as me
-from rankeval_cli.stats import permutation as pm
+from rankeval_cli.stats.metaeval import hybrids
+from rankeval_cli.stats.metaeval import permutation as pm
 
 
 def packed(values, num_sys):
@@ -397,7 +398,7 @@ def test_long_group_kendall_paths_agree(monkeypatch):
         runs = []
         for fallback in (False, True):
             if fallback:
-                monkeypatch.setattr(pm, "_kendall_dis", None)
+                monkeypatch.setattr(hybrids, "_kendall_dis", None)
             stat = me.make_cell_statistic("kendall", cells.human, cells.offsets, variant="wmt14")
             assert (getattr(stat, "_long", None) is None) == fallback
             runs.append(pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 40, 2))
@@ -449,7 +450,7 @@ def test_spa_permutation_against_loop():
         return 1 - np.mean([abs(hp[i, j] - mp[i, j]) for i, j in itertools.combinations(range(3), 2)])
 
     p, k = slow_perm_both(spa, None, a.ravel(), b.ravel(), 20, 3)
-    r = pm.paired_permutation(pm.SpaStatistic(human, 50), a.ravel(), b.ravel(), 20, 3)
+    r = pm.paired_permutation(hybrids.SpaStatistic(human, 50), a.ravel(), b.ravel(), 20, 3)
     assert r.p == p and r.k == k
 
 
@@ -546,3 +547,25 @@ def test_wmt_task_sets():
     assert r23.tasks[0][0] == "sys accuracy en-de,zh-en"
     again = me.wmt_tasks(23, seg, permutations=20, seed=1)
     assert all(a[1].p.tobytes() == b[1].p.tobytes() for a, b in zip(r23.tasks, again.tasks))
+
+
+# The rooms of the package ---------------------------------------------------------------
+
+ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "compare", "tasks"]
+
+
+def test_rooms_import_one_way():
+    """Each module of stats/metaeval imports only modules listed before it (no circle), and every
+    module of the package is in the list."""
+    import ast
+    from pathlib import Path
+
+    package = Path(me.__file__).parent
+    assert {p.stem for p in package.glob("*.py")} - {"__init__"} == set(ROOMS)
+    for position, room in enumerate(ROOMS):
+        tree = ast.parse((package / f"{room}.py").read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                imported |= {node.module} if node.module else {a.name for a in node.names}
+        assert imported <= set(ROOMS[:position]), (room, imported - set(ROOMS[:position]))

@@ -31,7 +31,8 @@ DATA = ("group\titem\tgold\tpred\tp1\tp2\n"
 #: Parameters that say where data comes from or goes, not how a number is computed.
 NOT_SETTINGS = {"files", "input_format", "output", "output_format", "per_group", "by",  # --by keys the rows
                 "digits",  # presentation: rounding of what was computed
-                "qrels"}  # TREC input: the judgments the runs (FILES) are joined with
+                "qrels",  # TREC input: the judgments the runs (FILES) are joined with
+                "jobs", "scheduler"}  # where the work units run: the output is the same (tests/test_parallel.py)
 CI = ["--ci", "0.9", "--bootstrap", "30"]
 
 #: TREC input (bundled examples): the IR options act on it.

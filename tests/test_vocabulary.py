@@ -190,7 +190,7 @@ OUTPUT_RUNS = {
     "mrr": POSITION, "ndcg": POSITION, "err": POSITION, "rankdcg": POSITION,
     "report": [[], ["--per-group"], ["--ci", "0.9", *FEW], ["--qrels", QRELS, RUN], ["--qrels", QRELS, "--per-group", RUN]],
     "aggregate": [[], ["--ci", "0.9", *FEW, "--by", "lp"], ["--column", "both"],
-                  ["--method", "rrf", "--output-format", "tsv", RUN, RUN2]],
+                  ["--method", "rrf", "--output-format", "tsv", RUN, RUN2], ["--method", "z-score", "--ci", "0.9", *FEW]],
     "borda": [[], ["--column", "both", "--ci", "0.9", *FEW]],
     "correlate": [["--by", "lp"], ["--ci", "0.9", *FEW]],
     "compare": [["--pred-columns", "pred,pred", *FEW, "--permutations", "20"],
@@ -201,6 +201,12 @@ OUTPUT_RUNS = {
     "learn predict": [["--model", "{model}", JCML]],
     "table": [["{summary}"]],
 }
+#: the input of a run when it is not TSV above
+JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
+    f"g{i}\t{s}\t{-x}\t\t{j}\t{g}\n" for i, (j, s, g, x) in enumerate(
+        [("J1", "A", "s1", 80), ("J1", "B", "s1", 60), ("J2", "A", "s2", 70), ("J2", "B", "s2", 50),
+         ("J1", "C", "s1", 40), ("J2", "C", "s2", 30)])))
+INPUTS = {("aggregate", "--method", "z-score"): JUDGMENTS}
 #: commands that write no records: a model file, a figure, a shell script, a group's help.
 NO_RECORDS = {"learn train", "plot", "completion", "learn"}
 #: commands whose output is a stream of groups (checked for the canonical head only).
@@ -250,7 +256,7 @@ def test_output_columns_use_the_shared_names(name, args, made):
     result = CliRunner().invoke(main, [*name.split(), *args, "--output-format", "tsv"]
                                 if "--output-format" not in args and name not in ("learn cv", "learn predict",
                                                                                   "learn features") else
-                                [*name.split(), *args], input=TSV)
+                                [*name.split(), *args], input=INPUTS.get((name, *args[:2]), TSV))
     assert result.exit_code == 0, result.output
     text = result.stdout + (result.stderr if "--per-group" in args else "")
     headers = _headers(text)

@@ -12,7 +12,8 @@ Python API::
 Modules: :mod:`.pairwise` (streaming win/loss/tie counts), :mod:`.methods` (Borda, FV,
 ≥/> others, expected wins, Copeland), :mod:`.kemeny`, :mod:`.bradley_terry`,
 :mod:`.bootstrap` (rank ranges, clusters), :mod:`.correlate`, :mod:`.run` (streams,
-partitions), :mod:`.tables` (output records).
+partitions), :mod:`.tables` (output records); :mod:`.zscore` (WMT17-24 rankings from direct
+assessments: per-judge z-scores, means, rank-sum clusters) with :mod:`.ranksum`.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from .correlate import Correlation, SegmentSpearman, system_correlations
 from .pairwise import PairCounter, PairStats, count_pairs
 from .registry import ALIASES, METHODS, canonical, scorer
 from .run import Ranking, aggregate
+from .zscore import ZRanking, rank_stream
 
 __all__ = [
-    "ALIASES", "METHODS", "Correlation", "PairCounter", "PairStats", "Ranking", "SegmentSpearman",
-    "aggregate", "borda", "canonical", "correlate_rankings", "count_pairs", "scorer", "segment_spearman",
+    "ALIASES", "METHODS", "Correlation", "PairCounter", "PairStats", "Ranking", "SegmentSpearman", "ZRanking",
+    "aggregate", "rank_stream", "borda", "canonical", "correlate_rankings", "count_pairs", "scorer", "segment_spearman",
     "system_correlations",
 ]
 

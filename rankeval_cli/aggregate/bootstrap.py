@@ -67,10 +67,10 @@ def group_matrix(counter: PairCounter) -> tuple[sp.csr_matrix, np.ndarray]:
 
 
 def resample_counts(n_groups: int, replicates: range, seed: int) -> np.ndarray:
-    """Multinomial group counts (len(replicates) × G) for the given replicate numbers."""
-    seqs = np.random.SeedSequence(seed).spawn(replicates.stop)
-    rows = [np.bincount(np.random.default_rng(seqs[b]).integers(0, n_groups, n_groups),
-                        minlength=n_groups) for b in replicates]
+    """Multinomial group counts (len(replicates) × G) for the given replicate numbers; replicate b
+    draws from ``SeedSequence(seed, spawn_key=(b,))`` (= ``SeedSequence(seed).spawn(B)[b]``)."""
+    rows = [np.bincount(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(b,))).integers(
+        0, n_groups, n_groups), minlength=n_groups) for b in replicates]
     return np.array(rows, dtype=np.float64).reshape(len(replicates), n_groups)
 
 
@@ -83,35 +83,54 @@ def bootstrap_scores(counter: PairCounter, score, n: int, seed: int, then=None) 
     """Scores (n × K, items sorted by id) of ``n`` bootstrap replicates (``then`` maps each chunk).
 
     Replicate b draws the same groups for every counter of the same groups and seed, so two
-    counters of one stream (gold and pred) give paired replicates.
+    counters of one stream (gold and pred) give paired replicates. Ranges of replicates run
+    as executor work units (``--jobs``); each worker holds X once and one chunk of counts.
+    ``score`` and ``then`` must be picklable (module-level functions or partials).
     """
-    then = then or (lambda scores: scores)
+    from ..executor import map_units, ranges
+
     k, g = len(counter.index), counter.n_groups
     if k == 0 or g == 0 or n <= 0:
         return np.zeros((max(n, 0), k), dtype=np.float64)
     matrix, lengths = group_matrix(counter)
     # X^T is CSC: the product walks the groups in order, reading each row of the
     # counts C^T once (cache friendly), accumulating into a small (2K² + 2K) × b block
-    transposed = matrix.T
-    items = counter.stats().items
+    shared = _Replicates(matrix.T, counter.stats().items, lengths, score, then, seed)
+    parts = map_units(_score_replicates, ranges(n), shared=shared, label="bootstrap replicates")
+    return np.concatenate(parts)
+
+
+class _Replicates:
+    """What every range of replicates shares: X^T, the items, group lengths, the scorer, the seed."""
+
+    def __init__(self, transposed, items, lengths, score, then, seed):
+        self.transposed, self.items, self.lengths = transposed, items, lengths
+        self.score, self.then, self.seed = score, then, seed
+
+
+def _score_replicates(shared: _Replicates, unit) -> np.ndarray:
+    """Scores of replicates ``start ≤ b < stop``, in chunks of at most :data:`CHUNK_CELLS` counts."""
+    start, stop = unit
+    k, g = len(shared.items), shared.transposed.shape[1]
     kk = k * k
-    chunk = max(1, min(n, CHUNK_CELLS // g))
-    out = np.empty((n, k), dtype=np.float64)
-    for start in range(0, n, chunk):
-        reps = range(start, min(n, start + chunk))
-        counts = resample_counts(g, reps, seed)
+    chunk = max(1, min(stop - start, CHUNK_CELLS // g))
+    out = np.empty((stop - start, k), dtype=np.float64)
+    for first in range(start, stop, chunk):
+        reps = range(first, min(stop, first + chunk))
+        counts = resample_counts(g, reps, shared.seed)
         b = len(reps)
-        sums = np.asarray(transposed @ np.ascontiguousarray(counts.T)).T  # b × (2K² + 2K)
+        sums = np.asarray(shared.transposed @ np.ascontiguousarray(counts.T)).T  # b × (2K² + 2K)
         stats = PairStats(
-            items=items,
+            items=shared.items,
             wins=sums[:, :kk].reshape(b, k, k),
             ties=sums[:, kk:2 * kk].reshape(b, k, k),
             present=sums[:, 2 * kk:2 * kk + k],
             present_len=sums[:, 2 * kk + k:],
             n_groups=counts.sum(1),
-            total_len=counts @ lengths,
+            total_len=counts @ shared.lengths,
         )
-        out[start:start + b] = then(np.asarray(score(stats), dtype=np.float64))
+        scores = np.asarray(shared.score(stats), dtype=np.float64)
+        out[first - start:first - start + b] = shared.then(scores) if shared.then else scores
     return out
 
 

@@ -30,13 +30,18 @@ FUSION = {
     "borda-fuse": "Borda count over runs, unretrieved documents sharing the points left",
 }
 
+#: Methods on absolute scores (direct assessments): their input is judged scores, not rankings.
+SCORES = {
+    "z-score": "mean per-judge z-score with rank-sum clusters, WMT17-24 procedure",
+}
+
 ALIASES = {
     "ge": "ge-others", ">=others": "ge-others", "wmt11": "ge-others",
     "gt": "gt-others", ">others": "gt-others", "wmt12": "gt-others",
     "ew": "expected-wins", "wmt13": "expected-wins",
     "kemeny-young": "kemeny", "bt": "bradley-terry", "duh": "fv", "ts": "trueskill",
     "reciprocal-rank-fusion": "rrf", "comb-sum": "combsum", "comb-mnz": "combmnz", "comb-max": "combmax",
-    "bordafuse": "borda-fuse",
+    "bordafuse": "borda-fuse", "zscore": "z-score", "z": "z-score", "da": "z-score",
 }
 
 
@@ -44,14 +49,17 @@ def canonical(name: str) -> str:
     """The canonical method name for ``name`` (case-insensitive, aliases allowed)."""
     key = name.strip().lower().replace("_", "-")
     key = ALIASES.get(key, key)
-    if key not in METHODS and key not in FUSION:
-        raise ValueError(f"unknown aggregation method {name!r}; known: {', '.join([*METHODS, *FUSION])}")
+    if key not in METHODS and key not in FUSION and key not in SCORES:
+        raise ValueError(f"unknown aggregation method {name!r}; known: {', '.join([*METHODS, *SCORES, *FUSION])}")
     return key
 
 
 def canonical_pairwise(name: str) -> str:
     """:func:`canonical`, refusing the run fusion methods (for commands whose input is groups)."""
     key = canonical(name)
+    if key in SCORES:
+        raise ValueError(f"{key} ranks systems by their mean score (rankeval aggregate --method {key}); "
+                         f"here: {', '.join(METHODS)}")
     if key in FUSION:
         raise ValueError(f"{key} fuses IR runs (rankeval aggregate --method {key} RUN...); here: "
                          f"{', '.join(METHODS)}")
@@ -61,6 +69,10 @@ def canonical_pairwise(name: str) -> str:
 def is_fusion(method: str) -> bool:
     """True for the run fusion methods (inputs are IR runs)."""
     return canonical(method) in FUSION
+
+
+def _kemeny(stats, approximate: bool = False):
+    return kemeny_scores(stats.wins, approximate=approximate)
 
 
 def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n-r",
@@ -73,7 +85,7 @@ def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n
     if method == "fv":
         return partial(methods.fv, denominator=fv_denominator)
     if method == "kemeny":
-        return lambda stats: kemeny_scores(stats.wins, approximate=approximate)
+        return partial(_kemeny, approximate=approximate)
     if method == "bradley-terry":
         return partial(bt_scores, alpha=bt_alpha, ties=bt_ties)
     if method == "trueskill":  # one run on the counts as given; aggregate.run plays WMT's repeated runs
@@ -82,6 +94,8 @@ def scorer(method: str, *, borda_missing: str = "ignore", borda_points: str = "n
         return trueskill_scores
     if method in FUSION:
         raise ValueError(f"{method} fuses IR runs, not pair counts (see aggregate.fusion)")
+    if method in SCORES:
+        raise ValueError(f"{method} ranks by mean scores, not pair counts (see aggregate.zscore)")
     return {
         "ge-others": methods.ge_others,
         "gt-others": methods.gt_others,

@@ -16,7 +16,7 @@ from ..batch import Batch
 from ..errors import DataError
 from .methods import sort_order
 from .pairwise import PairCounter, PairStats
-from .registry import FUSION, canonical, scorer
+from .registry import FUSION, SCORES, canonical, scorer
 from ..partition import Partitioner  # noqa: F401  (re-exported: aggregate.run.Partitioner)
 
 COLUMNS = ("gold", "pred")
@@ -141,6 +141,8 @@ def aggregate(batches: Iterable[Batch], method: str = "expected-wins", *, column
             raise ValueError(f"column must be gold, pred or both, not {column!r}")
     if canonical(method) in FUSION:
         raise ValueError(f"{method} fuses IR runs: use aggregate.fusion.fuse")
+    if canonical(method) in SCORES:
+        raise ValueError(f"{method} ranks by mean scores: use aggregate.zscore.rank_stream")
     counters = count_stream(batches, columns, by, {"gold": gold_higher_better, "pred": pred_higher_better},
                             keep_groups=bootstrap > 0 and canonical(method) != "trueskill")
     return [rank_counter(counter, key, method, bootstrap, seed, level, **options)

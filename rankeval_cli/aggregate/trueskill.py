@@ -164,7 +164,31 @@ def _pair_index(k: int) -> np.ndarray:
 
 def play(data: Comparisons, runs: int = 1, seed: int = DEFAULT_SEED, resample: bool = True,
          mu0: float = MU0, sigma0: float = SIGMA0, draw_probability: float = DRAW_PROBABILITY) -> TrueSkillResult:
-    """``runs`` TrueSkill runs of the WMT procedure (see the module docstring), advanced together."""
+    """``runs`` TrueSkill runs of the WMT procedure (see the module docstring).
+
+    The runs are cut into ranges run as executor work units (``--jobs``); run r draws
+    from its own generator whatever range it falls in, so the result does not depend
+    on the cut."""
+    from ..executor import map_units, ranges
+
+    shared = (data, seed, resample, float(mu0), float(sigma0), draw_probability)
+    parts = map_units(_play_runs, ranges(runs, MIN_RUNS_PER_UNIT, per_worker=1), shared=shared, label="TrueSkill runs")
+    mu = np.concatenate([p.mu for p in parts]) if parts else np.zeros((0, data.n_items))
+    s2 = np.concatenate([p.sigma2 for p in parts]) if parts else np.zeros((0, data.n_items))
+    first = parts[0] if parts else _play_runs(shared, (0, 0))
+    return TrueSkillResult(mu, s2, first.beta, first.plays, sum(p.idle_plays for p in parts))
+
+
+#: the fewest runs worth a work unit of their own; one unit per worker, since every unit pays
+#: the whole per-play Python loop (its runs advance together, one numpy step per play)
+MIN_RUNS_PER_UNIT = 50
+
+
+def _play_runs(shared, unit) -> TrueSkillResult:
+    """Runs ``start ≤ r < stop`` of :func:`play`, advanced together."""
+    data, seed, resample, mu0, sigma0, draw_probability = shared
+    start_run, stop_run = unit
+    runs = stop_run - start_run
     k, n = data.n_items, len(data.outcome)
     plays = n + 1
     beta = sigma0 * plays / 40.0
@@ -176,7 +200,8 @@ def play(data: Comparisons, runs: int = 1, seed: int = DEFAULT_SEED, resample: b
     pairs = _pair_index(k)
     n_pairs = k * (k - 1) // 2
     code = pairs[data.lo, data.hi] * 3 + data.outcome
-    generators = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(runs)]
+    generators = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(r,)))
+                  for r in range(start_run, stop_run)]  # = SeedSequence(seed).spawn(N)[r]
     counts = np.empty((runs, n_pairs, 3))
     for r, rng in enumerate(generators):
         drawn = code[rng.integers(0, n, n)] if resample else code

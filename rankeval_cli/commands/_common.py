@@ -102,18 +102,30 @@ class FiniteFloat(click.FloatRange):
 
 
 def jobs_options(f):
-    """``--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run
-    (:mod:`rankeval_cli.executor`); the output is the same whichever is chosen."""
+    """``-j/--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run.
+
+    The values are not passed to the command: they configure :mod:`rankeval_cli.executor`,
+    whose ``map_units`` the kernels call, and the output is the same whichever is chosen.
+    """
     f = click.option(
-        "--scheduler", default=None, metavar="ADDRESS",
+        "--scheduler", default=None, metavar="ADDRESS", callback=_configure_executor, expose_value=False,
         help="A dask.distributed scheduler to run on\f"
              "Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
              "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
     return click.option(
-        "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N",
+        "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", callback=_configure_executor,
+        expose_value=False,
         help="Worker processes (0 = one per CPU)\f"
              "Worker processes for the independent work units; 0 = one per CPU "
              "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
+
+
+def _configure_executor(ctx, param, value):
+    """--jobs / --scheduler also set the executor's defaults for this run (kernels read them)."""
+    from .. import executor
+
+    executor.configure(**{param.name: value})
+    return value
 
 
 def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"

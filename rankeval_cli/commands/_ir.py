@@ -1,5 +1,6 @@
-"""IR evaluation shared by report, mrr, ndcg, err, rankdcg and compare: TREC runs joined
-with qrels (``--qrels``), or a canonical stream written by ``convert --from trec``.
+"""The IR options and paths of report, mrr, ndcg, err, rankdcg and compare: TREC runs joined
+with qrels (``--qrels``), or a canonical stream written by ``convert --from trec``, evaluated by
+:mod:`rankeval_cli.ir` and written as the command asks.
 
 Imports only click at top level, like every command module.
 """
@@ -73,224 +74,45 @@ def parse_measures(names, default=DEFAULT_MEASURES):
     return out
 
 
-class Settings:
-    """What every IR evaluation needs besides its input; its signature fields."""
+def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
+             higher_better=False):
+    """The :class:`~rankeval_cli.ir.evaluate.Settings` of the command's options; ``--rel-max``
+    other than ``scale:G`` is a usage error with TREC input."""
+    from ..ir.evaluate import Settings as IRSettings
+    from ..measures.err import parse_rel_max
 
-    def __init__(self, *, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
-                 higher_better=False):
-        from ..measures.err import parse_rel_max
-
-        self.tie_policy = tie_policy or "trec"
-        self.rel_level, self.depth, self.all_queries = rel_level, depth, all_queries
-        self.gain = gain or "linear"
-        kind, top = parse_rel_max(rel_max, "grades") if rel_max else ("scale", 4.0)
-        if kind != "scale":
-            raise click.BadParameter("with TREC input ERR needs a fixed scale: --rel-max scale:G",
-                                     param_hint="'--rel-max'")
-        self.rel_max = top
-        self.higher_better = higher_better
-
-    def signature(self, measure, **extra) -> str:
-        from ..summary import signature
-
-        kind = measure.kind
-        return signature(measure.name, ties=self.tie_policy, rel_level=self.rel_level,
-                         gain=self.gain if kind == "ndcg" else None,
-                         rel_max=f"scale:{self.rel_max:g}" if kind == "err" else None,
-                         depth=self.depth, all_queries=self.all_queries or None, **extra)
+    kind, top = parse_rel_max(rel_max, "grades") if rel_max else ("scale", 4.0)
+    if kind != "scale":
+        raise click.BadParameter("with TREC input ERR needs a fixed scale: --rel-max scale:G",
+                                 param_hint="'--rel-max'")
+    return IRSettings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
+                      rel_max=top, higher_better=higher_better)
 
 
-class RunValues:
-    """Per-query values of every measure for one run, accumulated over batches."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.qids: list = []
-        self.parts: dict = {}
-        self.skipped = 0
-        self.positive = 0  # judgments with grade > 0 of the evaluated queries (trec_eval -c's num_rel)
-
-    def add(self, qids, values: dict) -> None:
-        self.qids.extend(qids)
-        for name, v in values.items():
-            self.parts.setdefault(name, []).append(v)
-
-    def values(self, name):
-        import numpy as np
-
-        parts = self.parts.get(name, [])
-        return np.concatenate(parts) if parts else np.zeros(0)
-
-    def sort(self) -> None:
-        """Queries in trec_eval's order: query ids sorted by their bytes."""
-        import numpy as np
-
-        order = sorted(range(len(self.qids)), key=lambda i: self.qids[i].encode("utf-8"))
-        if order != list(range(len(order))):
-            index = np.array(order, dtype=np.int64)
-            self.qids = [self.qids[i] for i in order]
-            self.parts = {name: [self.values(name)[index]] for name in self.parts}
-
-
-def evaluate(ranking, measures, settings: Settings) -> dict:
-    """measure name -> per-query values."""
-    from ..errors import DataError
-    from ..measures.ir import Evaluator
-
-    evaluator = Evaluator(ranking, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
-                          gain=settings.gain, rel_max=settings.rel_max)
-    try:
-        return {m.name: evaluator.values(m) for m in measures}
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
-
-
-def evaluate_runs(files, qrels, measures, settings: Settings, *, input_format="auto", exclude_systems=()):
+def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", exclude_systems=()):
     """[RunValues] for every run: TREC run files joined with ``qrels``, or the runs of a
     canonical stream (``convert --from trec``)."""
+    from ..ir.evaluate import evaluate_stream, evaluate_trec
+
     if qrels:
-        return _from_trec(files, qrels, measures, settings)
-    return _from_stream(files, measures, settings, input_format, exclude_systems)
-
-
-def _from_trec(files, qrels_path, measures, settings):
-    from ..formats import trec
-    from ..measures.ir import ranking_from_joined
-
-    files = list(files) or ["-"]  # no run file: the run on stdin
-    if qrels_path == "-" and "-" in files:
-        raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
-    qrels = trec.read_qrels(qrels_path)
-    out, tags = [], []
-    for path in files:
-        values, tag = RunValues(path), None
-        for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
-            if joined is None:  # the run's queries are scattered: it is read again whole
-                values, tag = RunValues(path), None
-                continue
-            tag = tag or run.tag or None
-            ranking = ranking_from_joined(joined)
-            values.positive += int((ranking.judged_grade > 0).sum())
-            values.add(joined.qids, evaluate(ranking, measures, settings))
-            values.skipped += joined.skipped_queries
-        values.source, values.label = path, tag or path
-        values.sort()
-        if values.skipped:
-            _common.warn(f"{path}: {values.skipped} queries without qrels skipped (as trec_eval)")
-        out.append(values)
-        tags.append(values.label)
-    if len(set(tags)) < len(tags):  # two files with one tag: name the runs by file
-        for values in out:
-            values.label = values.source
-    return out
-
-
-def _from_stream(files, measures, settings, input_format, exclude_systems):
-    import numpy as np
-
-    from ..measures.ir import ranking_from_rows
-
-    runs: dict = {}
+        files = list(files) or ["-"]  # no run file: the run on stdin
+        if qrels == "-" and "-" in files:
+            raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
+        return evaluate_trec(files, qrels, measures, settings, warn=_common.warn)
     batches = files.batches if isinstance(files, _Opened) else _common.read_inputs(files, input_format,
                                                                                    exclude_systems)
-    for batch in batches:
-        labels = batch.extra["run"][batch.offsets[:-1]] if "run" in batch.extra and batch.n_groups else \
-            np.full(batch.n_groups, "run", dtype=object)
-        for label in dict.fromkeys(labels.tolist()):
-            sub = batch.select_groups(labels == label) if len(set(labels.tolist())) > 1 else batch
-            pred = -sub.pred if settings.higher_better else sub.pred
-            ranking, _ = ranking_from_rows(sub.offsets, sub.gold, pred, sub.item, settings.tie_policy)
-            keep = np.ones(ranking.n_queries, dtype=bool)
-            if not settings.all_queries:
-                keep = np.diff(ranking.offsets) > 0
-            if settings.depth is not None or not keep.all():
-                ranking = _subset(ranking, keep, settings.depth)
-            prefix = f"{label}:"
-            qids = [g[len(prefix):] if g.startswith(prefix) else g for g in sub.group[keep].tolist()]
-            values = runs.setdefault(label, RunValues(label))
-            values.skipped += int((~keep).sum())
-            values.positive += int((ranking.judged_grade > 0).sum())
-            values.add(qids, evaluate(ranking, measures, settings))
-    for values in runs.values():
-        values.sort()
-    return list(runs.values())
+    return evaluate_stream(batches, measures, settings)
 
 
-def _subset(ranking, keep, depth):
-    """The queries of ``keep``, each ranking cut to its first ``depth`` rows."""
-    import numpy as np
-
-    from ..batch import offsets_from_sizes
-    from ..measures.ir import Ranking
-
-    sizes = np.diff(ranking.offsets)
-    q = ranking.n_queries
-    group = np.repeat(np.arange(q), sizes)
-    pos = np.arange(len(group)) - ranking.offsets[group]
-    rows = keep[group] & (pos < depth if depth is not None else True)
-    j_sizes = np.diff(ranking.judged_offsets)
-    j_rows = np.repeat(keep, j_sizes)
-    return Ranking(offsets_from_sizes(np.bincount(group[rows], minlength=q)[keep]), ranking.rel[rows],
-                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows])
-
-
-def summary_records(runs, measures, settings: Settings, resampling=None) -> list:
-    """One record per run and measure: system, measure, value, groups, signature (and an interval)."""
-    from . import _position
-
-    records = []
-    for run in runs:
-        for m in measures:
-            values = run.values(m.name)
-            record = {"system": run.label, "measure": m.name, "value": _summary(m, run, settings),
-                      "groups": len(values)}
-            extra = resampling.signature() if resampling is not None and not m.summed else {}
-            if resampling is not None:
-                interval = (None, None) if m.summed else _position.mean_interval([values], resampling)
-                record = _position.with_interval(record, "value", interval)
-            record["signature"] = settings.signature(m, **extra)
-            records.append(record)
-    return records
-
-
-def per_query_records(run, measures) -> list:
-    columns = {m.name: run.values(m.name).tolist() for m in measures}
-    return [{"system": run.label, "group": q, **{name: col[i] for name, col in columns.items()}}
-            for i, q in enumerate(run.qids)]
-
-
-def trec_lines(run, measures, per_query: bool, settings) -> str:
-    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (counts as integers), per query then ``all``."""
-    from ..measures.ir import summary_value
-
-    def fmt(m, value):
-        return f"{int(round(value))}" if m.summed else f"{value:6.4f}"
-
-    lines = []
-    if per_query:
-        columns = {m.name: run.values(m.name).tolist() for m in measures}
-        for i, q in enumerate(run.qids):
-            for m in measures:
-                lines.append(f"{m.name:<22s}\t{q}\t{fmt(m, columns[m.name][i])}")
-    for m in measures:
-        lines.append(f"{m.name:<22s}\tall\t{fmt(m, _summary(m, run, settings))}")
-    return "".join(line + "\n" for line in lines)
-
-
-def _summary(measure, run, settings) -> float:
-    """The ``all`` value; with --all-queries, num_rel's is trec_eval's count of the judgments
-    with grade > 0 (whatever --rel-level), as its ``te_calc_avg_num_rel`` computes it."""
-    from ..measures.ir import summary_value
-
-    if measure.kind == "num_rel" and settings.all_queries:
-        return float(run.positive)
-    return summary_value(measure, run.values(measure.name))
-
-
-def run_ir(measures, *, files, qrels, output, output_format, per_group, settings: Settings, input_format="auto",
+def run_ir(measures, *, files, qrels, output, output_format, per_group, settings, input_format="auto",
            exclude_systems=(), ci=None, bootstrap=None, seed=None):
     """The whole IR evaluation of a command: read, join, evaluate, write."""
+    from ..ir.summaries import per_query_records, summary_records, trec_lines
     from . import _ci, _position
+
+    def attach_interval(record, values):
+        interval = (None, None) if values is None else _position.mean_interval([values], resampling)
+        return _position.with_interval(record, "value", interval)
 
     resampling = _ci.resolve(ci, bootstrap, seed)
     runs = evaluate_runs(files, qrels, measures, settings, input_format=input_format,
@@ -305,8 +127,8 @@ def run_ir(measures, *, files, qrels, output, output_format, per_group, settings
             rows_out = _common.record_writer(out, output_format)
             for run in runs:
                 rows_out.write_many(per_query_records(run, measures))
-        _position.write_summary(out, summary_records(runs, measures, settings, resampling), output_format,
-                                per_group, rows_out)
+        _position.write_summary(out, summary_records(runs, measures, settings, resampling, attach_interval),
+                                output_format, per_group, rows_out)
 
 
 def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names=(), output_format=None):
@@ -371,6 +193,7 @@ COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
 def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
                  rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
     """compare with TREC input: every run against the first, per measure."""
+    from ..ir.compare import aligned, common_queries
     from ..measures.ir import summary_value
     from ..stats import paired_queries as pq
 
@@ -388,9 +211,9 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
         for run in runs:
             value = summary_value(m, run.values(m.name))
             row = {"system": run.label, "baseline": base.label, "measure": m.name, "value": value}
-            common = sorted(set(run.qids) & set(base.qids))
-            x = _aligned(run, m.name, common)
-            b = _aligned(base, m.name, common)
+            common = common_queries(run, base)
+            x = aligned(run, m.name, common)
+            b = aligned(base, m.name, common)
             row["delta"] = value - summary_value(m, base.values(m.name))
             if run is base:
                 row.update(groups=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
@@ -415,10 +238,3 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
 
-
-def _aligned(run, name, qids):
-    import numpy as np
-
-    index = {q: i for i, q in enumerate(run.qids)}
-    values = run.values(name)
-    return np.array([values[index[q]] for q in qids], dtype=np.float64)

@@ -8,6 +8,7 @@ from . import _ci, _common
 
 METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
                 "trueskill")
+SCORE_NAMES = ("z-score",)
 FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 
@@ -21,7 +22,7 @@ def ranking_options(f):
                           "or N-r+1 (3,2,1).")(f)
     f = click.option("--missing", "borda_missing", type=click.Choice(("ignore", "bottom")), default="ignore",
                      show_default=True,
-                     help="Borda: items absent from a list: ignore, bottom\f"
+                     help="Borda: absent items [default: ignore]\f"
                           "Borda: items absent from a list (or blank in it) earn nothing and the list counts "
                           "only its ranked items (ignore), or share the bottom positions of a list extended "
                           "to all items (bottom).")(f)
@@ -36,7 +37,7 @@ def ranking_options(f):
 def fusion_options(f):
     """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
     f = click.option("--run-tag", default=None, metavar="TAG",
-                     help="Fusion: tag of the fused run\f"
+                     help="Fusion: run tag [default: the method]\f"
                           "Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
     f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
                      help="Fusion: keep the first K documents\f"
@@ -46,7 +47,7 @@ def fusion_options(f):
                           "rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
     return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
                         show_default=True, metavar="NAME",
-                        help="comb*: per-query normalization of scores\f"
+                        help="comb*: normalization [default: min-max]\f"
                              "combsum/combmnz/combmax: per-query normalization of each run's scores "
                              "(rrf and borda-fuse use positions only).")(f)
 
@@ -80,9 +81,21 @@ def method_option(help_text: str, names=METHOD_NAMES):
                         help=help_text)
 
 
+def score_options(f):
+    """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
+    f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
+                     show_default=True, metavar="P", help="z-score: p below this is a significant win.")(f)
+    f = click.option("--shared-segments", is_flag=True,
+                     help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
+                          "not on all of each (WMT20-22's official tests).")(f)
+    return click.option("--rank-by", type=click.Choice(("z", "raw")), default="z", show_default=True,
+                        help="z-score: order by z or raw [default: z]\f" "z-score: order and test by the mean z-score (WMT17-22) or raw score "
+                             "(WMT23-24, MQM).")(f)
+
+
 def method_options(f):
     f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
-                     help="bradley-terry: ties dropped or half wins\f"
+                     help="bradley-terry: ties [default: ignore]\f"
                           "bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
     f = click.option("--bt-alpha", type=click.FloatRange(min=0, min_open=True), default=0.01, show_default=True,
                      metavar="ALPHA",
@@ -101,23 +114,26 @@ def method_options(f):
 @click.command(name="aggregate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@method_option("Aggregation or fusion method [default: expected-wins]\f"
-               "Aggregation method: " + ", ".join(METHOD_NAMES) + "; run fusion: " + ", ".join(FUSION_NAMES)
-               + " (aliases: bt, ge, gt, ew, wmt11-13, ts).", names=METHOD_NAMES + FUSION_NAMES)
+@_common.jobs_options
+@method_option("Method [default: expected-wins]\f"
+               "Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
+               + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
+               names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate gold, pred or both\f"
                    "Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
+@score_options
 @fusion_options
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, normalization, rrf_k,
-            depth, run_tag, ci, bootstrap, seed):
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
+            alpha, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items
-    (systems): WMT's methods, TrueSkill, Kemeny, Bradley-Terry; or fuse TREC
-    runs (rrf, combsum, ...).
+    (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
+    fuse TREC runs (rrf, combsum, ...).
 
     Within each group, item i wins against j when its value is strictly lower
     (a better rank; --higher-better flips this); equal values tie; a blank is
@@ -139,6 +155,10 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      tau 0, 25% draws, actively chosen pairs; --bootstrap N:
                      N runs on resampled comparisons, mean mu, rank ranges,
                      clusters (WMT15-16)
+      z-score        scores, not ranks (DA, ESA, MQM; WMT17-24): z per judge,
+                     mean over segments; one-sided rank-sum wins, clusters;
+                     --ci: segment bootstrap, ci_low ci_high
+                     (docs/human-rankings.md)
 
     \b
     Run fusion (FILES are TREC runs, output a TREC run by default):
@@ -158,7 +178,8 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     pred_value pred_rank ...; run fusion: qid Q0 docno rank score tag (trec), or
     group item rank score signature (tsv, jsonl); other methods with
     --output-format trec: each ranking as a run (qid = the --by values or 'all',
-    docno = item).
+    docno = item); z-score: [BY...] system value raw z groups judgments wins
+    losses rank rank_ci_low rank_ci_high cluster [ci_low ci_high] signature.
 
     \b
     Examples:
@@ -166,9 +187,20 @@ def command(files, input_format, exclude_systems, output, output_format, method,
         | rankeval aggregate --by lp --method expected-wins --ci 0.95
       rankeval aggregate --method trueskill --bootstrap 1000 judgments.tsv
       rankeval aggregate --method rrf examples/trec/*.run
+
+    \b
+    More examples:
+      rankeval convert --from appraise scores.csv \\
+        | rankeval aggregate --method z-score --by lp
     """
     from ..aggregate.registry import is_fusion
 
+    if method == "z-score":
+        if column != "gold" or output_format == "trec":
+            raise click.UsageError("z-score ranks the gold (human) scores; give neither --column nor "
+                                   "--output-format trec")
+        return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
+                               rank_by, shared_segments, alpha, _ci.resolve(ci, bootstrap, seed))
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
@@ -185,6 +217,26 @@ def command(files, input_format, exclude_systems, output, output_format, method,
         return
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
                   higher_better, _ci.resolve(ci, bootstrap, seed), options)
+
+
+def score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better, rank_by,
+                    shared_segments, alpha, resampling):
+    """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
+    from ..aggregate import zscore
+    from ..summary import signature
+
+    bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
+                              else (0, 0, 0.95))
+    rankings = zscore.rank_stream(_common.read_inputs(files, input_format, exclude_systems), by=by,
+                                  higher_better=higher_better, rank_by=rank_by, shared_segments=shared_segments,
+                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level)
+    zscore.report(rankings, by, _common.warn)
+    if not rankings:
+        _common.warn("no judgments in the input")
+    fields = zscore.signature_fields(rankings, rank_by, shared_segments, alpha, resampling)
+    sig = signature("aggregate", **fields, exclude=_ci.exclusion(exclude_systems))
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many(zscore.records(rankings, by, sig))
 
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):

@@ -8,7 +8,8 @@ import click
 
 from . import _common
 
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "mqm", "letor", "trec")
+READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "wmt-da-scores", "appraise",
+                "mqm", "letor", "trec")
 
 
 @click.command(name="convert")
@@ -32,8 +33,12 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "DIFF field is at least this [default: keep all].")
 @click.option("--lp", default=None, metavar="XX-YY",
               help="wmt-da, mqm: the language pair\f"
-                   "wmt-da, mqm: the language pair, when the file name does not tell it (-xx-yy.csv, "
-                   "mqm_TESTSET_xxyy).")
+                   "wmt-da, wmt-da-scores, mqm: the language pair, when the file name does not tell it "
+                   "(-xx-yy.csv, mqm_TESTSET_xxyy).")
+@click.option("--item-types", default=None, metavar="LIST",
+              help="appraise: the item types kept [default: TGT,CHK]\f"
+                   "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
+                   "WMT22-24: TGT].")
 @click.option("--index", "index", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="mqm: WMT test-set index (details.LP.txt)\f"
                    "mqm: WMT test-set index (details.LP.txt), repeatable; the segment column becomes "
@@ -66,8 +71,8 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            keep_text, min_diff, lp, index, scores, higher_better, score_direction, refset, metric, strict, qrels,
-            depth, all_queries):
+            keep_text, min_diff, lp, item_types, index, scores, higher_better, score_direction, refset, metric,
+            strict, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -78,6 +83,11 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
       wmt-scores   WMT metric score files, segment or system level
       darr         WMT17-21 DARR pairs: LP DATA SID BETTER WORSE [DIFF]
       wmt-da       WMT20 DA segment scores, paired as DARR is
+      wmt-da-scores
+                   WMT DA segment scores: one group per segment, gold = -raw,
+                   z = -z-score (for aggregate --method z-score)
+      appraise     Appraise DA/ESA score exports: one judgment per group,
+                   gold = -score, judge column (for aggregate --method z-score)
       mqm          Google's MQM segment scores: one group per segment, gold = -score
       letor        LETOR/SVMlight ranking files: rel qid:Q 1:v 2:v ... # docid = X
       trec         TREC runs (qid Q0 docno rank score tag) joined with --qrels:
@@ -99,7 +109,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     if higher_better is None and score_direction is not None:  # the spelling of earlier releases
         higher_better = score_direction == "higher"
     options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, keep_text=keep_text,
-                                      min_diff=min_diff, lp=lp, index=list(index) or None, depth=depth,
+                                      min_diff=min_diff, lp=lp, item_types=item_types,
+                                      index=list(index) or None, depth=depth,
                                       all_queries=all_queries).items() if v is not None}
     if qrels is not None:
         if from_format != "trec":

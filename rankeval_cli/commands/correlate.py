@@ -11,6 +11,7 @@ from .aggregate import METHOD_NAMES, method_option, method_options, ranking_opti
 @click.command(name="correlate")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.jobs_options
 @click.option("--aggregates", is_flag=True,
               help="FILES are aggregate tables\f"
                    "FILES are aggregate/borda output tables: one with gold_value and pred_value "

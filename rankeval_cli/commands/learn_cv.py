@@ -10,6 +10,7 @@ from . import _common, _learn
 @click.command(name="cv")
 @_common.input_options
 @_common.output_options()
+@_common.jobs_options
 @_learn.model_options
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True, metavar="K",
               help="Number of folds\f"

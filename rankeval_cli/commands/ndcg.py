@@ -10,6 +10,7 @@ from . import _ci, _common, _ir, _position
 @click.command(name="ndcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.jobs_options
 @_position.position_options("group, items, skipped, ndcg")
 @_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")

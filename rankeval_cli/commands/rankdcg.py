@@ -10,6 +10,7 @@ from . import _ci, _common, _ir, _position
 @click.command(name="rankdcg")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.jobs_options
 @_position.position_options("group, items, skipped, rankdcg")
 @_ir.ir_options
 @_ci.ci_options

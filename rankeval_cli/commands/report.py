@@ -11,6 +11,7 @@ from .tau import variant_option
 @click.command(name="report")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.jobs_options
 @_position.position_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
 @_ir.measure_option("Measures: trec_eval, ir_measures or MT names [default: MT rows; TREC: map, P_10, ...]\f"

@@ -27,6 +27,7 @@ def variant_option(default="penalize", help_text="Tie convention (man rankeval-t
 @click.command(name="tau")
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.jobs_options
 @variant_option()
 @click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
               help="micro: pooled pairs; macro: mean of groups\f"

@@ -24,6 +24,8 @@ READERS = {
     "wmt-scores": "wmt_scores:read_wmt_scores",
     "darr": "darr:read_darr",
     "wmt-da": "wmt_da:read_wmt_da",
+    "wmt-da-scores": "wmt_da_scores:read_wmt_da_scores",
+    "appraise": "appraise:read_appraise",
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
     "trec": "trec:read_trec",

@@ -18,6 +18,8 @@ FOREIGN = {
     "wmt-scores": ("a WMT metric score file", ("wmt-scores",)),
     "darr": ("a WMT DARR pairs file", ("darr",)),
     "wmt-da": ("a WMT direct-assessment score file", ("wmt-da",)),
+    "wmt-da-scores": ("a WMT direct-assessment segment score file", ("wmt-da-scores",)),
+    "appraise": ("an Appraise score export (direct assessments)", ("appraise",)),
     "mqm": ("an MQM segment score file", ("mqm",)),
     "trec-run": ("a TREC run file (QID Q0 DOCNO RANK SCORE TAG)", ("trec-run", "trec")),
     "trec-qrels": ("a TREC qrels file (QID ITER DOCNO REL)", ("trec-qrels", "qrels")),
@@ -29,6 +31,7 @@ SEPARATORS = ((",", "commas"), (";", "semicolons"), (None, "spaces"))  # None: r
 _LP = re.compile(r"[A-Za-z]{2,3}-[A-Za-z]{2,3}")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _INTEGER = re.compile(r"[-+]?\d+")
+_APPRAISE_TYPES = ("TGT", "BAD", "REF", "CHK")
 
 
 def canonical_format(head: bytes) -> str:
@@ -46,12 +49,17 @@ def foreign_format(line: str) -> str | None:
         return "jcml"
     if line.startswith(("TASK,TYPE,ITEM_ID,", "srclang,trglang,")):
         return "wmt-rr"
+    fields = line.split(",")
+    if len(fields) >= 7 and fields[3] in _APPRAISE_TYPES and _NUMBER.fullmatch(fields[6]):
+        return "appraise"
     tabs = line.split("\t")
     if 5 <= len(tabs) <= 8 and _LP.fullmatch(tabs[1]) and any(_NUMBER.fullmatch(f) for f in tabs[4:]):
         return "wmt-scores"
     words = line.split()
     if words[:3] == ["system", "mqm_avg_score", "seg_id"]:
         return "mqm"
+    if words == ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]:
+        return "wmt-da-scores"
     if words[:5] == ["LP", "DATA", "SID", "BETTER", "WORSE"] or (len(words) in (5, 6) and _LP.fullmatch(words[0])):
         return "darr"
     if words[:6] == ["SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID"] or (

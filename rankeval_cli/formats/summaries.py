@@ -36,7 +36,7 @@ def current_names(record: dict) -> dict:
     ``n`` was the items of a group in per-group rows, and in ``correlate`` the systems
     (system level) or groups (segment level) correlated.
     """
-    if not any(name in OLD_COLUMNS or name == "n" for name in record):
+    if not any(name in OLD_COLUMNS or name == "n" for name in record) and "judgments" not in record:
         return record
     replaced = ("count" in record or "defined" in record)
     out = {}
@@ -45,6 +45,8 @@ def current_names(record: dict) -> dict:
             continue
         if name == "n":
             name = "items" if "level" not in record else "groups" if record["level"] == "segment" else "systems"
+        elif name == "segments" and "judgments" in record:  # aggregate --method z-score
+            name = "groups"
         else:
             name = OLD_COLUMNS.get(name, name)
         out.setdefault(name, value)

@@ -28,7 +28,15 @@ def assign_folds(n_groups: int, folds: int, seed: int) -> np.ndarray:
 
 
 def cross_validate(table: data.Table, objective: str, hp: dict, relevance: str, folds: int, seed: int, report=None):
-    """Held-out scores of every row, the fold of every row, and the K models."""
+    """Held-out scores of every row, the fold of every row, and the K models.
+
+    The folds train as executor work units (``--jobs``); each fold's notes are returned
+    and reported in fold order, so the output and the notes do not depend on how they ran.
+    """
+    import dataclasses
+
+    from ..executor import map_units
+
     if table.n_groups < folds:
         from ..errors import DataError
 
@@ -36,15 +44,25 @@ def cross_validate(table: data.Table, objective: str, hp: dict, relevance: str, 
                         table.sources[0] if table.sources else None)
     fold_of_group = assign_folds(table.n_groups, folds, seed)
     fold_of_row = np.repeat(fold_of_group, np.diff(table.offsets))
+    features = dataclasses.replace(table, batches=[])  # the workers need the numbers, not the text
+    shared = (features, fold_of_group, fold_of_row, objective, hp, relevance)
+    results = map_units(_train_fold, range(folds), shared=shared, label="cross-validation folds")
     scores = np.full(len(table.utility), np.nan)
     models = []
-    for k in range(folds):
-        quiet = (lambda message, k=k: report(f"fold {k + 1}: {message}")) if report else None
-        model = train_model(data.groups_of(table, fold_of_group != k), objective, hp, relevance, quiet)
-        held = fold_of_row == k
-        scores[held] = model.scores(table.X[held])
+    for k, (model, held_scores, notes) in enumerate(results):
+        for note in notes if report else ():
+            report(f"fold {k + 1}: {note}")
+        scores[fold_of_row == k] = held_scores
         models.append(model)
     return scores, fold_of_row, models
+
+
+def _train_fold(shared, k: int):
+    """Fold k: the model trained on the other folds, its scores of fold k, its notes."""
+    table, fold_of_group, fold_of_row, objective, hp, relevance = shared
+    notes: list[str] = []
+    model = train_model(data.groups_of(table, fold_of_group != k), objective, hp, relevance, notes.append)
+    return model, model.scores(table.X[fold_of_row == k]), notes
 
 
 def scored_batches(table: data.Table, scores: np.ndarray, fold_of_row: np.ndarray):

@@ -3,18 +3,16 @@
 A *task* is one statistic (a :class:`Measure`) on one language pair's
 :class:`~rankeval_cli.formats.sysseg.SysSegTable`, or pairwise accuracy on all
 language pairs pooled (WMT22-23's global accuracy, when there are several).
-Each task is ranked by :func:`metaeval.compare_metrics`: metrics sorted by value,
+Each task is ranked by :func:`metaeval.compare.compare_metrics`: metrics sorted by value,
 every pair compared with a paired permutation test, cluster ranks. The average
-over tasks is :func:`metaeval.average_comparison` with equal weights (WMT24's
+over tasks is :func:`metaeval.tasks.average_comparison` with equal weights (WMT24's
 choice): every per-lp task, with pairwise accuracy counted once, pooled, when
 there are several language pairs. docs/meta-evaluation.md defines each statistic.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 #: base name -> (level, statistic). Levels: seg (segment matrices, grouped), sys (system scores),
 #: pa (pairwise accuracy of system scores), spa (soft pairwise accuracy from segment scores).
@@ -106,10 +104,9 @@ def compare_task(tables, measure: Measure, options: Options, rng):
     one ``RandomState`` stream that every task consumes in turn (as mt-metrics-eval
     runs its tasks), so the whole table follows from ``--seed``.
     """
-    from . import metaeval as me
-    from . import permutation as pm
+    from .metaeval import compare, permutation
 
-    stop = pm.MTME_EARLY_STOP if options.early_stop else None
+    stop = permutation.MTME_EARLY_STOP if options.early_stop else None
     common = dict(permutations=options.permutations, seed=rng, early_stop=stop, threshold=options.threshold,
                   spa_permutations=options.permutations)
     if measure.level == "pa":
@@ -117,21 +114,21 @@ def compare_task(tables, measure: Measure, options: Options, rng):
         if not names:
             return None
         metrics = {n: [t.metrics_sys[n] for t in tables] for n in names}
-        return me.compare_metrics([t.human_sys for t in tables], metrics, "accuracy", level="sys", **common)
+        return compare.compare_metrics([t.human_sys for t in tables], metrics, "accuracy", level="sys", **common)
     (table,) = tables
     if measure.level == "sys":
         metrics = {n: table.metrics_sys[n] for n in table.metric_names if table.metrics_sys[n] is not None}
         if not metrics:
             return None
-        return me.compare_metrics(table.human_sys, metrics, measure.statistic, level="sys",
+        return compare.compare_metrics(table.human_sys, metrics, measure.statistic, level="sys",
                                   variant=_variant(measure, options), **common)
     metrics = {n: table.metrics[n] for n in table.metric_names if table.metrics[n] is not None}
     if not metrics:
         return None
     if measure.level == "spa":
-        return me.compare_metrics(table.human, metrics, "spa", level="sys", **common)
+        return compare.compare_metrics(table.human, metrics, "spa", level="sys", **common)
     calibrate = measure.statistic == "accuracy" and options.epsilon is None
-    return me.compare_metrics(table.human, metrics, measure.statistic, level="seg", average_by=measure.average_by,
+    return compare.compare_metrics(table.human, metrics, measure.statistic, level="seg", average_by=measure.average_by,
                               variant=_variant(measure, options),
                               epsilon=options.epsilon if measure.statistic == "accuracy" else None,
                               calibrate=calibrate, **common)
@@ -148,10 +145,10 @@ def run_table(tables, measures: list[Measure], options: Options):
     accuracy also pooled over them (key ``("all", "sys-pa")``), and that pooled
     task, not the per-lp ones, enters the average.
     """
-    from . import metaeval as me
-    from . import permutation as pm
+    from .metaeval import permutation
+    from .metaeval.tasks import average_comparison
 
-    rng = pm.as_rng(options.seed)
+    rng = permutation.as_rng(options.seed)
     results = {}
     for table in tables:
         for measure in measures:
@@ -164,7 +161,7 @@ def run_table(tables, measures: list[Measure], options: Options):
             if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
     tasks = [results[k] for k in keys]
     weights = task_weights(keys, len(tables), options.weights)
-    average = me.average_comparison(tasks, weights, threshold=options.threshold) if tasks else None
+    average = average_comparison(tasks, weights, threshold=options.threshold) if tasks else None
     return results, average
 
 

@@ -219,45 +219,56 @@ def choose_method(method: str, n_groups: int, n_distinct: int) -> str:
     return "multinomial" if 4 * n_distinct <= n_groups else "indices"
 
 
+class Resampler:
+    """Draws the bootstrap replicates of one statistics matrix (rows s_g; see the module docstring):
+    ``sums(start, stop)`` gives Σ_g c_g s_g for replicates ``start ≤ b < stop``, each drawn from
+    :func:`replicate_rng` ``(seed, stream, b)``, so any cut of the replicates gives the same sums."""
+
+    def __init__(self, matrix: np.ndarray, seed: int, *, method: str = "auto", stream: int = BOOTSTRAP_STREAM):
+        matrix = np.asarray(matrix, dtype=np.float64)
+        self.g, self.seed, self.stream = len(matrix), seed, stream
+        packed = distinct_rows(matrix) if method != "indices" else None
+        self.method = choose_method(method, self.g, len(packed.counts) if packed is not None else self.g)
+        if self.method == "multinomial":
+            packed = packed if packed is not None else distinct_rows(matrix)
+            self.rows = packed.rows
+            self.probs = packed.counts / self.g if self.g else packed.counts.astype(float)
+        else:
+            self.rows, self.probs = matrix, None
+
+    def counts(self, b: int) -> np.ndarray:
+        """Replicate b's weight per row: multinomial counts of the distinct rows, or group counts."""
+        rng = replicate_rng(self.seed, self.stream, b)
+        if self.probs is not None:
+            return rng.multinomial(self.g, self.probs) if len(self.rows) else np.zeros(0)
+        return np.bincount(rng.integers(0, self.g, self.g), minlength=self.g) if self.g else np.zeros(0)
+
+    def sums(self, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
+        yield from weighted_sums(self.rows, len(self.rows), stop, self.counts, start=start)
+
+
 def replicate_sums(matrix: np.ndarray, n: int, seed: int, *, method: str = "auto",
                    stream: int = BOOTSTRAP_STREAM) -> Iterator[tuple[int, np.ndarray]]:
     """Yield ``(first replicate, sums)``: Σ_g c_g s_g for chunks of the ``n`` bootstrap replicates.
 
     ``matrix`` is G × K (rows s_g); ``sums`` is b × K. See the module docstring.
     """
-    matrix = np.asarray(matrix, dtype=np.float64)
-    g = len(matrix)
-    packed = distinct_rows(matrix) if method != "indices" else None
-    chosen = choose_method(method, g, len(packed.counts) if packed is not None else g)
-    if chosen == "multinomial":
-        if packed is None:
-            packed = distinct_rows(matrix)
-        rows, probs = packed.rows, packed.counts / g if g else packed.counts.astype(float)
-        width = len(rows)
-
-        def counts_of(rng):
-            return rng.multinomial(g, probs) if width else np.zeros(0)
-    else:
-        rows, width = matrix, g
-
-        def counts_of(rng):
-            return np.bincount(rng.integers(0, g, g), minlength=g) if g else np.zeros(0)
-    yield from weighted_sums(rows, width, n, lambda b: counts_of(replicate_rng(seed, stream, b)))
+    yield from Resampler(matrix, seed, method=method, stream=stream).sums(0, n)
 
 
-def weighted_sums(rows: np.ndarray, width: int, n: int, draw) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield ``(first, sums)`` for chunks of replicates b = 0..n-1: ``draw(b) @ rows`` stacked.
+def weighted_sums(rows: np.ndarray, width: int, n: int, draw, start: int = 0) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield ``(first, sums)`` for chunks of replicates b = start..n-1: ``draw(b) @ rows`` stacked.
 
     ``draw(b)`` gives replicate b's weight per row (``width`` = len(rows)); a chunk
     holds at most :data:`CHUNK_CELLS` weights.
     """
     step = max(1, CHUNK_CELLS // max(width, 1))
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        weights = np.empty((stop - start, width), dtype=np.float64)
-        for b in range(start, stop):
-            weights[b - start] = draw(b)
-        yield start, weights @ rows if width else np.zeros((stop - start, rows.shape[1]))
+    for first in range(start, n, step):
+        stop = min(n, first + step)
+        weights = np.empty((stop - first, width), dtype=np.float64)
+        for b in range(first, stop):
+            weights[b - first] = draw(b)
+        yield first, weights @ rows if width else np.zeros((stop - first, rows.shape[1]))
 
 
 # --- intervals -------------------------------------------------------------------------------
@@ -277,20 +288,33 @@ def bootstrap_values(stats: list, raws: list[np.ndarray], n: int, seed: int, *,
     """Replicate values (n × len(stats)) of several statistics of the same groups.
 
     ``stats[i]`` reads ``raws[i]`` (G rows each); all share the same resampled
-    groups, so the replicates are paired (used for differences).
+    groups, so the replicates are paired (used for differences). Ranges of replicates
+    run as executor work units (``--jobs``): the sums are exact (the grid), so the
+    values do not depend on the cut.
     """
+    from ..executor import map_units, ranges
+
     expanded = [stat.expand(raw) for stat, raw in zip(stats, raws)]
     sizes = {len(e) for e in expanded}
     if len(sizes) > 1:
         raise ValueError(f"statistics of different numbers of groups: {sorted(sizes)}")
     matrix = np.hstack(expanded) if expanded else np.zeros((0, 0))
     exponents = grid_exponents(matrix, len(matrix))
+    shared = (stats, exponents, Resampler(on_grid(matrix, exponents), seed, method=method))
+    parts = map_units(_replicate_values, ranges(n), shared=shared, label="bootstrap replicates")
+    return np.concatenate(parts) if parts else np.empty((0, len(stats)))
+
+
+def _replicate_values(shared, unit) -> np.ndarray:
+    """The statistics' values for replicates ``start ≤ b < stop``."""
+    stats, exponents, resampler = shared
+    start, stop = unit
     bounds = np.cumsum([0] + [stat.width for stat in stats])
-    out = np.empty((n, len(stats)))
-    for start, sums in replicate_sums(on_grid(matrix, exponents), n, seed, method=method):
+    out = np.empty((stop - start, len(stats)))
+    for first, sums in resampler.sums(start, stop):
         sums = off_grid(sums, exponents)
         for i, stat in enumerate(stats):
-            out[start:start + len(sums), i] = stat.value(sums[:, bounds[i]:bounds[i + 1]])
+            out[first - start:first - start + len(sums), i] = stat.value(sums[:, bounds[i]:bounds[i + 1]])
     return out
 
 

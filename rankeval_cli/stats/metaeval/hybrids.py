@@ -1,88 +1,31 @@
-"""Paired permutation tests between two metrics scored on the same human judgments.
+"""A statistic of many hybrid metrics at once, for permutation trials.
 
-PERM-BOTH (Deutsch, Dror & Roth 2021, "A statistical analysis of summarization
-evaluation metrics using resampling methods", TACL), as mt-metrics-eval's
-``PermutationSigDiff``: both metrics' cell scores are z-normalized, then in each
-of R trials every cell's two metric scores are swapped with probability 1/2,
-giving hybrid metrics m1, m2 (m1 takes metric b where the bit is 1, metric a
-elsewhere; m2 the opposite). With δ = f(a) - f(b) observed (a the better
-metric),
-
-    p = #{r : f(m2_r) - f(m1_r) ≥ δ} / R
-
-is the p-value of "a is better than b" (no +1: mt-metrics-eval's convention).
-
-The pairwise-comparison variant (mt-metrics-eval ``PairwisePermutationSigDiff``;
-used for tie-calibrated acc-eq in WMT23-25) swaps the outcome of each pair of
-cells instead of the scores: each metric keeps its own (calibrated) tie
-threshold, each trial takes every pair's category (C, D, T_h, T_m, T_hm) from a
-or b with probability 1/2.
-
-Random draws: ``numpy.random.RandomState(seed)``, one uniform per cell (bit =
-u > 1/2, exactly ``RandomState.binomial(1, 0.5)``), trial after trial, pair
-after pair — the stream mt-metrics-eval consumes after ``np.random.seed(seed)``,
-so a run reproduces its p-values. The pairwise variant draws an n × n matrix per
-group and uses its upper triangle, as mt-metrics-eval does. Optional early
-stopping at block boundaries (mt-metrics-eval's Task defaults: blocks of 100,
-stop when p < 0.02 or p > 0.5). All trials of a chunk are computed as arrays;
-chunks bound memory.
+Each class is built once on the fixed human scores and groups, then evaluates
+the statistic of every row of a (K, n) matrix of metric cells — the K hybrid
+metrics of a chunk of trials — with the same arithmetic as the one-metric
+functions of :mod:`.segment` and :mod:`.system`, so a trial's value equals the
+statistic of that hybrid computed alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..batch import group_index, offsets_from_sizes
-from ..measures.tau import numerator_denominator, ratio
-from . import metaeval as me
+from ...batch import group_index, offsets_from_sizes
+from ...measures.tau import numerator_denominator, ratio
+from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
+from .cells import average_groups
+from .segment import check_statistic, group_values
+from .system import SPA_SEED, pairwise_p_values, permutation_signs
 
-#: Random values (and hybrid cells) held in memory per chunk of trials.
-CHUNK_VALUES = 1 << 22
+#: Groups up to this size use per-pair categories in permutation trials.
+PAIR_PATH_MAX_GROUP = 64
 
-
-@dataclass(frozen=True)
-class EarlyStop:
-    """Stop after a block of ``block_size`` trials when p < ``early_min`` or p > ``early_max``."""
-
-    block_size: int = 100
-    early_min: float = 0.02
-    early_max: float = 0.5
-
-
-#: mt-metrics-eval's Task defaults.
-MTME_EARLY_STOP = EarlyStop(100, 0.02, 0.5)
-
-
-@dataclass
-class PermutationResult:
-    """p of "a better than b", δ = f(a) - f(b), trials run, and the (f(hybrid a), f(hybrid b)) draws."""
-
-    p: float
-    delta: float
-    k: int
-    draws: np.ndarray
-
-
-def as_rng(seed) -> np.random.RandomState:
-    if isinstance(seed, np.random.RandomState):
-        return seed
-    return np.random.RandomState(seed)
-
-
-def zscore(x) -> np.ndarray:
-    """(x - mean) / std (population std), as scipy.stats.zscore."""
-    x = np.asarray(x, np.float64)
-    return (x - x.mean()) / x.std()
-
-
-# Statistics of many hybrid metrics at once ----------------------------------------------
 
 class PaddedPearson:
     """Pearson's r of every group for many metric rows, on a (groups × longest group) layout.
 
-    Same two-pass arithmetic as :func:`metaeval.group_pearson` (means, centred
+    Same two-pass arithmetic as :func:`.segment.group_pearson` (means, centred
     sums; ±1 for 2 cells; NaN for a constant vector).
     """
 
@@ -129,7 +72,7 @@ class PaddedPearson:
             t = np.flatnonzero(self.two)
             r[:, t] = np.sign(M[:, self.first[t] + 1] - M[:, self.first[t]]) * self.ysign[t]
         r = np.where(ok, r, np.nan)
-        return me.average_groups(r, np.broadcast_to(self.n, (K, self.G)), np.broadcast_to(self.n * (self.n - 1) // 2,
+        return average_groups(r, np.broadcast_to(self.n, (K, self.G)), np.broadcast_to(self.n * (self.n - 1) // 2,
                                  (K, self.G)), **self.average)[0]
 
 
@@ -188,7 +131,7 @@ class LongKendall:
             if self.n[g] >= 2:
                 counts[:, :, g] = self.group_counts(M[:, self.offsets[g]:self.offsets[g + 1]], g)
         num_den = numerator_denominator(self.variant, *counts)
-        return me.average_groups(ratio(*num_den), np.broadcast_to(self.n, (K, G)),
+        return average_groups(ratio(*num_den), np.broadcast_to(self.n, (K, G)),
                                  np.broadcast_to(self.n * (self.n - 1) // 2, (K, G)), ratio_of=num_den,
                                  **self.average)[0]
 
@@ -211,7 +154,7 @@ class CellStatistic:
 
     def __init__(self, statistic, human, offsets, *, variant=None, epsilon=None, min_human_diff=None,
                  weighting="plain", undefined_as_zero=False, calibrate=False):
-        self.statistic, self.variant = me._check_statistic(statistic, variant)
+        self.statistic, self.variant = check_statistic(statistic, variant)
         self.human = np.asarray(human, np.float64)
         self.offsets = np.asarray(offsets, np.int64)
         self.options = dict(variant=self.variant, epsilon=epsilon, min_human_diff=min_human_diff,
@@ -237,16 +180,16 @@ class CellStatistic:
         if self.calibrate:  # re-calibrated for every row
             out = np.empty(K)
             for r in range(K):
-                gv = me.group_values(self.statistic, self.human, M[r], self.offsets, calibrate=True,
+                gv = group_values(self.statistic, self.human, M[r], self.offsets, calibrate=True,
                                      **self.options)
-                out[r] = me.average_groups(gv.value, gv.n, gv.pairs, ratio_of=gv.ratio_of, **self.average)[0]
+                out[r] = average_groups(gv.value, gv.n, gv.pairs, ratio_of=gv.ratio_of, **self.average)[0]
             return out
         G = len(self.offsets) - 1
         offs = np.append((self.offsets[:-1][None, :] + n * np.arange(K)[:, None]).ravel(), K * n)
-        gv = me.group_values(self.statistic, np.tile(self.human, K), M.ravel(), offs, **self.options)
+        gv = group_values(self.statistic, np.tile(self.human, K), M.ravel(), offs, **self.options)
         pairs = np.broadcast_to(gv.pairs, (K * G,)).reshape(K, G)
         ratio_of = None if gv.ratio_of is None else tuple(np.reshape(x, (K, G)) for x in gv.ratio_of)
-        return me.average_groups(gv.value.reshape(K, G), gv.n.reshape(K, G), pairs, ratio_of=ratio_of,
+        return average_groups(gv.value.reshape(K, G), gv.n.reshape(K, G), pairs, ratio_of=ratio_of,
                                  **self.average)[0]
 
     def hybrid_values(self, ms1, ms2, bits):
@@ -313,9 +256,9 @@ class PairStatistic:
         """Category (C, D, T_h, T_m, T_hm) of every pair for metric values xi, xj (any leading shape)."""
         d = xj - xi
         tie = np.abs(d) <= self.eps
-        return np.where(tie, np.where(self.hcmp == 0, me._THM, me._TM),
-                        np.where(self.hcmp == 0, me._TH,
-                                 np.where(np.sign(d) == self.hcmp, me._C, me._D))).astype(np.int8)
+        return np.where(tie, np.where(self.hcmp == 0, PAIR_THM, PAIR_TM),
+                        np.where(self.hcmp == 0, PAIR_TH,
+                                 np.where(np.sign(d) == self.hcmp, PAIR_C, PAIR_D))).astype(np.int8)
 
     def _sum(self, q) -> np.ndarray:
         """Per-group sums of a (K, P) pair quantity."""
@@ -328,8 +271,8 @@ class PairStatistic:
 
     def _quantities(self, cat) -> list:
         if self.simple:
-            return [(cat == me._C) | (cat == me._THM)]
-        return [cat == me._C, cat == me._D, cat == me._THM]
+            return [(cat == PAIR_C) | (cat == PAIR_THM)]
+        return [cat == PAIR_C, cat == PAIR_D, cat == PAIR_THM]
 
     def _tau(self, sums) -> np.ndarray:
         """Averaged tau per row from the per-group sums of :meth:`_quantities`."""
@@ -344,7 +287,7 @@ class PairStatistic:
             num_den = numerator_denominator(self.variant, C, D, T_h, T_m, T_hm)
         tau = ratio(*num_den)
         K = tau.shape[0]
-        return me.average_groups(tau, np.broadcast_to(self.n, (K, self.G)), np.broadcast_to(self.pairs, (K, self.G)),
+        return average_groups(tau, np.broadcast_to(self.n, (K, self.G)), np.broadcast_to(self.pairs, (K, self.G)),
                                  ratio_of=num_den, **self.average)[0]
 
     def tau_of_categories(self, cat: np.ndarray) -> np.ndarray:
@@ -378,11 +321,11 @@ def _select(bi, bj, q00, q01, q10, q11):
 class SpaStatistic:
     """Soft pairwise accuracy of (K, n_sys·n_seg) system-major hybrids against fixed human p-values."""
 
-    def __init__(self, human_matrix, permutations=1000, seed=me.SPA_SEED):
+    def __init__(self, human_matrix, permutations=1000, seed=SPA_SEED):
         human_matrix = np.asarray(human_matrix, np.float64)
         self.shape = human_matrix.shape
-        self.signs = me.permutation_signs(self.shape[1], permutations, seed)
-        self.human_p = me.pairwise_p_values(human_matrix, signs=self.signs)
+        self.signs = permutation_signs(self.shape[1], permutations, seed)
+        self.human_p = pairwise_p_values(human_matrix, signs=self.signs)
         self.iu = np.triu_indices(self.shape[0], 1)
 
     def values(self, M) -> np.ndarray:
@@ -408,86 +351,15 @@ class SpaStatistic:
         return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
 
 
-# The tests ------------------------------------------------------------------------------
-
-def _chunks(total: int, per_trial: int, early_stop: EarlyStop | None):
-    """Trial counts per chunk; chunks end at every block boundary (where early stopping is checked)."""
-    size = max(1, CHUNK_VALUES // max(per_trial, 1))
-    done = 0
-    while done < total:
-        step = min(size, total - done)
-        if early_stop:
-            to_boundary = early_stop.block_size - done % early_stop.block_size
-            step = min(step, to_boundary)
-        yield step
-        done += step
-
-
-def paired_permutation(stat, a, b, permutations: int = 1000, seed=12345, *, early_stop: EarlyStop | None = None,
-                       normalize: bool = True) -> PermutationResult:
-    """PERM-BOTH test of "metric a is better than metric b" on statistic ``stat`` (module docstring).
-
-    ``a``/``b`` are the two metrics' cells (human present in both), ``stat`` one
-    of the statistic classes above built on those cells.
-    """
-    rng = as_rng(seed)
-    ms1 = zscore(b) if normalize else np.asarray(b, np.float64)
-    ms2 = zscore(a) if normalize else np.asarray(a, np.float64)
-    delta = float(stat.values(ms2[None])[0] - stat.values(ms1[None])[0])
-    draws, large, done = [], 0, 0
-    for step in _chunks(permutations, len(ms1), early_stop):
-        bits = rng.random_sample((step, len(ms1))) > 0.5
-        c1, c2 = stat.hybrid_values(ms1, ms2, bits)
-        draws.append(np.column_stack([c2, c1]))
-        large += int(np.sum(c2 - c1 >= delta))
-        done += step
-        if early_stop and done % early_stop.block_size == 0:
-            p = large / done
-            if p < early_stop.early_min or p > early_stop.early_max:
-                break
-    draws = np.concatenate(draws) if draws else np.zeros((0, 2))
-    return PermutationResult(large / done if done else 0.0, delta, done, draws)
-
-
-def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_a: float = 0.0,
-                         epsilon_b: float = 0.0, permutations: int = 1000, seed=12345, *,
-                         early_stop: EarlyStop | None = None, undefined_as_zero: bool = False) -> PermutationResult:
-    """Pairwise-comparison permutation test of Kendall ``variant`` (module docstring).
-
-    Each metric's pairs are categorized at its own threshold (``epsilon_a``,
-    ``epsilon_b``: usually each metric's calibrated ε); trial r takes pair
-    (i, j) of group g from b where bit (i, j) of the group's n × n draw is 1.
-    As in mt-metrics-eval, early stopping is only checked at a block boundary
-    whose trial reached δ.
-    """
-    rng = as_rng(seed)
-    variant = me.canonical_variant(variant)
-    if variant == "c":
-        raise ValueError("tau-c is not defined on swapped pairs (it depends on the scores)")
-    offsets = np.asarray(offsets, np.int64)
-    st_a = PairStatistic(variant, human, offsets, epsilon=epsilon_a, undefined_as_zero=undefined_as_zero)
-    st_b = PairStatistic(variant, human, offsets, epsilon=epsilon_b, undefined_as_zero=undefined_as_zero)
-    cat_a = st_a.categories(np.asarray(a, np.float64)[st_a.i], np.asarray(a, np.float64)[st_a.j])
-    cat_b = st_b.categories(np.asarray(b, np.float64)[st_b.i], np.asarray(b, np.float64)[st_b.j])
-    delta = float(st_a.tau_of_categories(cat_a[None])[0] - st_a.tau_of_categories(cat_b[None])[0])
-    # position of bit (i, j) of each pair in a trial's concatenated n_g × n_g draws
-    n = np.diff(offsets)
-    square_start = offsets_from_sizes(n * n)[:-1]
-    g = group_index(offsets)[st_a.i]
-    bit_pos = np.where(st_a.real, square_start[g] + (st_a.i - offsets[g]) * n[g] + (st_a.j - offsets[g]), 0)
-    per_trial = int((n * n).sum())
-    draws, large, done = [], 0, 0
-    for step in _chunks(permutations, per_trial, early_stop):  # stops only at a chunk's end
-        bits = (rng.random_sample((step, per_trial)) > 0.5)[:, bit_pos]
-        c1 = st_a.tau_of_categories(np.where(bits, cat_b, cat_a))
-        c2 = st_a.tau_of_categories(np.where(bits, cat_a, cat_b))
-        for r in range(step):  # early stopping can end a chunk part-way
-            done += 1
-            draws.append((c2[r], c1[r]))
-            if c2[r] - c1[r] >= delta:
-                large += 1
-                if early_stop and done % early_stop.block_size == 0:
-                    p = large / done
-                    if p < early_stop.early_min or p > early_stop.early_max:
-                        return PermutationResult(large / done, delta, done, np.array(draws))
-    return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
+def make_cell_statistic(statistic, human, offsets, *, variant=None, epsilon=None, calibrate=False,
+                        min_human_diff=None, undefined_as_zero=False, weighting="plain"):
+    """The fastest exact evaluator of a segment-level statistic for many hybrid metrics."""
+    statistic, variant = check_statistic(statistic, variant)
+    sizes = np.diff(np.asarray(offsets))
+    if (statistic == "kendall" and variant != "c" and not calibrate and len(sizes)
+            and sizes.max() <= PAIR_PATH_MAX_GROUP):
+        return PairStatistic(variant, human, offsets, epsilon=epsilon, min_human_diff=min_human_diff,
+                             weighting=weighting, undefined_as_zero=undefined_as_zero)
+    return CellStatistic(statistic, human, offsets, variant=variant, epsilon=epsilon,
+                         min_human_diff=min_human_diff, weighting=weighting,
+                         undefined_as_zero=undefined_as_zero, calibrate=calibrate)

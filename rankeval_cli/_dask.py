@@ -1,0 +1,60 @@
+"""Work units on a ``dask.distributed`` cluster (``--scheduler ADDRESS``), imported only when asked.
+
+The shared data of a workload (per-group sufficient statistics, never the raw input
+files) is scattered once to every worker; each unit then travels as a small task
+``fn(shared, unit)``. Results come back in unit order, so the output is the same as
+a serial run; a worker's exception is raised again here as itself (dask pickles it),
+so a DataError keeps its file, line and exit status.
+"""
+
+from __future__ import annotations
+
+from .errors import DataError
+
+#: seconds to wait for the scheduler before giving up (``$RANKEVAL_DASK_TIMEOUT``)
+CONNECT_TIMEOUT = 30.0
+
+
+def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
+    """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``."""
+    try:
+        from distributed import Client
+    except ImportError:
+        import click
+
+        raise click.UsageError("--scheduler needs dask.distributed: pip install 'rankeval-cli[dask]'") from None
+    try:
+        client = Client(address, timeout=_timeout(), set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DataError(f"cannot reach the dask scheduler ({exc})", address) from None
+    try:
+        with client.as_current():
+            return _run(client, fn, units, shared, label)
+    finally:
+        client.close()
+
+
+def _timeout() -> float:
+    import os
+
+    text = os.environ.get("RANKEVAL_DASK_TIMEOUT", "").strip()
+    try:
+        return float(text) if text else CONNECT_TIMEOUT
+    except ValueError:
+        raise DataError(f"RANKEVAL_DASK_TIMEOUT={text!r} is not a number of seconds") from None
+
+
+def _run(client, fn, units, shared, label):
+    from distributed import as_completed
+
+    from .pipeline import phase_progress
+
+    shared_data = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
+    futures = client.map(fn, [shared_data] * len(units), units, pure=False)
+    index = {future.key: i for i, future in enumerate(futures)}
+    results: list = [None] * len(units)
+    with phase_progress(label, len(units)) as advance:
+        for future in as_completed(futures):
+            results[index[future.key]] = future.result()  # raises the worker's exception
+            advance(1)
+    return results

@@ -1,0 +1,154 @@
+"""Per-query values of IR measures for every run: TREC run files joined with a qrels file
+(:func:`evaluate_trec`), or the runs of a canonical stream written by ``convert --from trec``
+(:func:`evaluate_stream`), accumulated batch by batch in :class:`RunValues`."""
+
+from __future__ import annotations
+
+
+class Settings:
+    """What every IR evaluation needs besides its input; its signature fields.
+
+    ``rel_max`` is the top of ERR's fixed grade scale (a number; the command parses
+    ``--rel-max scale:G``)."""
+
+    def __init__(self, *, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=4.0,
+                 higher_better=False):
+        self.tie_policy = tie_policy or "trec"
+        self.rel_level, self.depth, self.all_queries = rel_level, depth, all_queries
+        self.gain = gain or "linear"
+        self.rel_max = rel_max
+        self.higher_better = higher_better
+
+    def signature(self, measure, **extra) -> str:
+        from ..summary import signature
+
+        kind = measure.kind
+        return signature(measure.name, ties=self.tie_policy, rel_level=self.rel_level,
+                         gain=self.gain if kind == "ndcg" else None,
+                         rel_max=f"scale:{self.rel_max:g}" if kind == "err" else None,
+                         depth=self.depth, all_queries=self.all_queries or None, **extra)
+
+
+class RunValues:
+    """Per-query values of every measure for one run, accumulated over batches."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.qids: list = []
+        self.parts: dict = {}
+        self.skipped = 0
+        self.positive = 0  # judgments with grade > 0 of the evaluated queries (trec_eval -c's num_rel)
+
+    def add(self, qids, values: dict) -> None:
+        self.qids.extend(qids)
+        for name, v in values.items():
+            self.parts.setdefault(name, []).append(v)
+
+    def values(self, name):
+        import numpy as np
+
+        parts = self.parts.get(name, [])
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def sort(self) -> None:
+        """Queries in trec_eval's order: query ids sorted by their bytes."""
+        import numpy as np
+
+        order = sorted(range(len(self.qids)), key=lambda i: self.qids[i].encode("utf-8"))
+        if order != list(range(len(order))):
+            index = np.array(order, dtype=np.int64)
+            self.qids = [self.qids[i] for i in order]
+            self.parts = {name: [self.values(name)[index]] for name in self.parts}
+
+
+def evaluate(ranking, measures, settings: Settings) -> dict:
+    """measure name -> per-query values."""
+    from ..errors import DataError
+    from ..measures.ir import Evaluator
+
+    evaluator = Evaluator(ranking, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
+                          gain=settings.gain, rel_max=settings.rel_max)
+    try:
+        return {m.name: evaluator.values(m) for m in measures}
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
+def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None) -> list:
+    """[RunValues] of every TREC run file joined with the qrels; ``warn`` (a function of a
+    message) hears of the run's queries that the qrels lack."""
+    from ..formats import trec
+    from ..measures.ir import ranking_from_joined
+
+    qrels = trec.read_qrels(qrels_path)
+    out, tags = [], []
+    for path in files:
+        values, tag = RunValues(path), None
+        for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+            if joined is None:  # the run's queries are scattered: it is read again whole
+                values, tag = RunValues(path), None
+                continue
+            tag = tag or run.tag or None
+            ranking = ranking_from_joined(joined)
+            values.positive += int((ranking.judged_grade > 0).sum())
+            values.add(joined.qids, evaluate(ranking, measures, settings))
+            values.skipped += joined.skipped_queries
+        values.source, values.label = path, tag or path
+        values.sort()
+        if values.skipped and warn is not None:
+            warn(f"{path}: {values.skipped} queries without qrels skipped (as trec_eval)")
+        out.append(values)
+        tags.append(values.label)
+    if len(set(tags)) < len(tags):  # two files with one tag: name the runs by file
+        for values in out:
+            values.label = values.source
+    return out
+
+
+def evaluate_stream(batches, measures, settings: Settings) -> list:
+    """[RunValues] of every run of a canonical stream (its ``run`` column; one run named
+    ``run`` without it), queries cut and kept as the settings say."""
+    import numpy as np
+
+    from ..measures.ir import ranking_from_rows
+
+    runs: dict = {}
+    for batch in batches:
+        labels = batch.extra["run"][batch.offsets[:-1]] if "run" in batch.extra and batch.n_groups else \
+            np.full(batch.n_groups, "run", dtype=object)
+        for label in dict.fromkeys(labels.tolist()):
+            sub = batch.select_groups(labels == label) if len(set(labels.tolist())) > 1 else batch
+            pred = -sub.pred if settings.higher_better else sub.pred
+            ranking, _ = ranking_from_rows(sub.offsets, sub.gold, pred, sub.item, settings.tie_policy)
+            keep = np.ones(ranking.n_queries, dtype=bool)
+            if not settings.all_queries:
+                keep = np.diff(ranking.offsets) > 0
+            if settings.depth is not None or not keep.all():
+                ranking = _subset(ranking, keep, settings.depth)
+            prefix = f"{label}:"
+            qids = [g[len(prefix):] if g.startswith(prefix) else g for g in sub.group[keep].tolist()]
+            values = runs.setdefault(label, RunValues(label))
+            values.skipped += int((~keep).sum())
+            values.positive += int((ranking.judged_grade > 0).sum())
+            values.add(qids, evaluate(ranking, measures, settings))
+    for values in runs.values():
+        values.sort()
+    return list(runs.values())
+
+
+def _subset(ranking, keep, depth):
+    """The queries of ``keep``, each ranking cut to its first ``depth`` rows."""
+    import numpy as np
+
+    from ..batch import offsets_from_sizes
+    from ..measures.ir import Ranking
+
+    sizes = np.diff(ranking.offsets)
+    q = ranking.n_queries
+    group = np.repeat(np.arange(q), sizes)
+    pos = np.arange(len(group)) - ranking.offsets[group]
+    rows = keep[group] & (pos < depth if depth is not None else True)
+    j_sizes = np.diff(ranking.judged_offsets)
+    j_rows = np.repeat(keep, j_sizes)
+    return Ranking(offsets_from_sizes(np.bincount(group[rows], minlength=q)[keep]), ranking.rel[rows],
+                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows])

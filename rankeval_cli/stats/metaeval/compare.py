@@ -1,0 +1,136 @@
+"""Ranking metrics on one task: values, paired permutation tests, significance clusters.
+
+mt-metrics-eval's ``CompareMetrics``: metrics sorted by decreasing value (then
+name), every pair i < j tested with a paired permutation test
+(:mod:`.permutation`), and each metric given the rank of its significance
+cluster (``AssignRanks``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...measures.tau import canonical_variant
+from .permutation import PERM_TESTS, as_rng, pair_test
+from .segment import seg_statistic
+from .system import SPA_SEED, pairwise_accuracy, soft_pairwise_accuracy, sys_statistic
+
+#: Statistics at system level: correlations of system scores, pairwise accuracy, SPA.
+SYS_STATISTICS = ("pearson", "spearman", "kendall", "accuracy", "spa")
+
+
+def assign_ranks(p_matrix, threshold: float = 0.05) -> list[int]:
+    """Significance cluster ranks of metrics sorted by decreasing score (mt-metrics-eval AssignRanks).
+
+    p_matrix[i, j] (i < j) is the p-value of "metric i is better than metric j".
+    Metric i starts a new rank when some metric of the current cluster (from the
+    cluster's first metric up to i - 1) beats it at p ≤ threshold.
+    """
+    p = np.asarray(p_matrix, np.float64)
+    ranks, rank, start = [], 1, 0
+    for i in range(p.shape[0]):
+        if np.any(p[start:i, i] <= threshold):
+            rank += 1
+            start = i
+        ranks.append(rank)
+    return ranks
+
+
+
+@dataclass
+class Comparison:
+    """Metrics ranked on one task: values, significance matrix and clusters.
+
+    ``names`` are sorted by decreasing value (then name, as mt-metrics-eval);
+    ``p[i, j]`` (i < j) is the permutation p-value of "names[i] is better than
+    names[j]" (0 when no permutations were run); ``ranks`` the significance
+    cluster of each; ``draws[(i, j)]`` the (value of i's hybrid, value of j's
+    hybrid) of every trial, for the weighted average over tasks; ``range`` the
+    range the statistic can take ((0, 1) for accuracies, else (-1, 1)).
+    """
+
+    names: list[str]
+    values: np.ndarray
+    ranks: list[int]
+    p: np.ndarray
+    draws: dict
+    trials: np.ndarray
+    range: tuple[float, float]
+    epsilons: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, tuple[float, int]]:
+        """name -> (value, rank), mt-metrics-eval's corrs_and_ranks."""
+        return {n: (float(v), r) for n, v, r in zip(self.names, self.values, self.ranks)}
+
+
+def statistic_range(statistic: str, variant: str | None = None) -> tuple[float, float]:
+    """(0, 1) for pairwise accuracy, SPA and acc-eq; (-1, 1) for correlations."""
+    if statistic in ("accuracy", "spa") or (statistic == "kendall" and variant
+                                            and canonical_variant(variant) == "acc-eq"):
+        return (0.0, 1.0)
+    return (-1.0, 1.0)
+
+
+def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str = "seg",
+                    average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
+                    calibrate: bool = False, min_human_diff: float | None = None,
+                    undefined_as_zero: bool = False, weighting: str = "plain", permutations: int = 1000,
+                    seed=12345, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
+                    spa_permutations: int = 1000, spa_seed: int = SPA_SEED) -> Comparison:
+    """Rank metrics on one task and cluster them by paired permutation tests (mt-metrics-eval CompareMetrics).
+
+    ``level="seg"``: ``human`` and every metric are (n_sys, n_seg) matrices and
+    the statistic is :func:`seg_statistic`'s. ``level="sys"``: pearson /
+    spearman / kendall take system-score vectors; ``accuracy`` is pairwise
+    accuracy and takes one vector or a list of vectors (one per language
+    pair); ``spa`` takes the (n_sys, n_seg) segment matrices. Every pair of
+    metrics i < j (in ranked order) is tested with ``permutations`` trials, one
+    ``RandomState(seed)`` stream consumed pair after pair (pass a RandomState to
+    continue a stream across tasks). ``perm_test``: ``scores`` (PERM-BOTH) or
+    ``pairs`` (default for calibrated Kendall, as WMT23-25).
+    """
+    if not metrics:
+        raise ValueError("no metrics to compare")
+    names = list(metrics)
+    stat_name = statistic.lower()
+    opts = dict(variant=variant, epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
+                undefined_as_zero=undefined_as_zero, weighting=weighting)
+    if perm_test is None:
+        perm_test = "pairs" if calibrate else "scores"
+    if perm_test not in PERM_TESTS:
+        raise ValueError(f"perm_test must be one of {', '.join(PERM_TESTS)}")
+    if perm_test == "pairs" and stat_name not in ("kendall", "accuracy"):
+        raise ValueError("the pairwise-comparison test applies to Kendall variants and accuracy")
+
+    if level == "seg":
+        values = {m: seg_statistic(human, metrics[m], stat_name, average_by, **opts) for m in names}
+        epsilons = {m: r.epsilon for m, r in values.items() if r.epsilon is not None}
+        values = {m: r.value for m, r in values.items()}
+    elif level == "sys":
+        epsilons = {}
+        if stat_name == "accuracy":
+            values = pairwise_accuracy(human, metrics)
+        elif stat_name == "spa":
+            values = {m: soft_pairwise_accuracy(human, metrics[m], spa_permutations, spa_seed) for m in names}
+        else:
+            values = {m: sys_statistic(human, metrics[m], stat_name, variant=variant) for m in names}
+    else:
+        raise ValueError("level must be seg or sys")
+
+    names.sort(key=lambda m: (-values[m], m))
+    n = len(names)
+    p = np.zeros((n, n))
+    trials = np.zeros((n, n), np.int64)
+    draws = {}
+    if permutations:
+        rng = as_rng(seed)
+        for i in range(n):
+            for j in range(i + 1, n):
+                res = pair_test(human, metrics[names[i]], metrics[names[j]], stat_name, level, average_by,
+                                opts, perm_test, permutations, rng, early_stop, epsilons.get(names[i]),
+                                epsilons.get(names[j]), spa_permutations, spa_seed)
+                p[i, j], trials[i, j], draws[(i, j)] = res.p, res.k, res.draws
+    return Comparison(names, np.array([values[m] for m in names]), assign_ranks(p, threshold), p, draws, trials,
+                      statistic_range(stat_name, variant), epsilons)

@@ -1,0 +1,230 @@
+"""Paired permutation tests between two metrics scored on the same human judgments.
+
+PERM-BOTH (Deutsch, Dror & Roth 2021, "A statistical analysis of summarization
+evaluation metrics using resampling methods", TACL), as mt-metrics-eval's
+``PermutationSigDiff``: both metrics' cell scores are z-normalized, then in each
+of R trials every cell's two metric scores are swapped with probability 1/2,
+giving hybrid metrics m1, m2 (m1 takes metric b where the bit is 1, metric a
+elsewhere; m2 the opposite). With δ = f(a) - f(b) observed (a the better
+metric),
+
+    p = #{r : f(m2_r) - f(m1_r) ≥ δ} / R
+
+is the p-value of "a is better than b" (no +1: mt-metrics-eval's convention).
+
+The pairwise-comparison variant (mt-metrics-eval ``PairwisePermutationSigDiff``;
+used for tie-calibrated acc-eq in WMT23-25) swaps the outcome of each pair of
+cells instead of the scores: each metric keeps its own (calibrated) tie
+threshold, each trial takes every pair's category (C, D, T_h, T_m, T_hm) from a
+or b with probability 1/2.
+
+Random draws: ``numpy.random.RandomState(seed)``, one uniform per cell (bit =
+u > 1/2, exactly ``RandomState.binomial(1, 0.5)``), trial after trial, pair
+after pair — the stream mt-metrics-eval consumes after ``np.random.seed(seed)``,
+so a run reproduces its p-values. The pairwise variant draws an n × n matrix per
+group and uses its upper triangle, as mt-metrics-eval does. Optional early
+stopping at block boundaries (mt-metrics-eval's Task defaults: blocks of 100,
+stop when p < 0.02 or p > 0.5). All trials of a chunk are computed as arrays;
+chunks bound memory. The statistics of the hybrids are :mod:`.hybrids`'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...batch import group_index, offsets_from_sizes
+from ...measures.tau import canonical_variant
+from .cells import Cells, as_matrix, complete_segments, grouped_cells
+from .hybrids import PairStatistic, SpaStatistic, make_cell_statistic
+from .segment import seg_statistic
+from .system import SPA_SEED, as_lp_list
+
+#: Random values (and hybrid cells) held in memory per chunk of trials.
+CHUNK_VALUES = 1 << 22
+#: ``scores``: PERM-BOTH; ``pairs``: the pairwise-comparison test.
+PERM_TESTS = ("scores", "pairs")
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """Stop after a block of ``block_size`` trials when p < ``early_min`` or p > ``early_max``."""
+
+    block_size: int = 100
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+
+#: mt-metrics-eval's Task defaults.
+MTME_EARLY_STOP = EarlyStop(100, 0.02, 0.5)
+
+
+@dataclass
+class PermutationResult:
+    """p of "a better than b", δ = f(a) - f(b), trials run, and the (f(hybrid a), f(hybrid b)) draws."""
+
+    p: float
+    delta: float
+    k: int
+    draws: np.ndarray
+
+
+def as_rng(seed) -> np.random.RandomState:
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    return np.random.RandomState(seed)
+
+
+def zscore(x) -> np.ndarray:
+    """(x - mean) / std (population std), as scipy.stats.zscore."""
+    x = np.asarray(x, np.float64)
+    return (x - x.mean()) / x.std()
+
+
+def _chunks(total: int, per_trial: int, early_stop: EarlyStop | None):
+    """Trial counts per chunk; chunks end at every block boundary (where early stopping is checked)."""
+    size = max(1, CHUNK_VALUES // max(per_trial, 1))
+    done = 0
+    while done < total:
+        step = min(size, total - done)
+        if early_stop:
+            to_boundary = early_stop.block_size - done % early_stop.block_size
+            step = min(step, to_boundary)
+        yield step
+        done += step
+
+
+def paired_permutation(stat, a, b, permutations: int = 1000, seed=12345, *, early_stop: EarlyStop | None = None,
+                       normalize: bool = True) -> PermutationResult:
+    """PERM-BOTH test of "metric a is better than metric b" on statistic ``stat`` (module docstring).
+
+    ``a``/``b`` are the two metrics' cells (human present in both), ``stat`` one
+    of the statistic classes above built on those cells.
+    """
+    rng = as_rng(seed)
+    ms1 = zscore(b) if normalize else np.asarray(b, np.float64)
+    ms2 = zscore(a) if normalize else np.asarray(a, np.float64)
+    delta = float(stat.values(ms2[None])[0] - stat.values(ms1[None])[0])
+    draws, large, done = [], 0, 0
+    for step in _chunks(permutations, len(ms1), early_stop):
+        bits = rng.random_sample((step, len(ms1))) > 0.5
+        c1, c2 = stat.hybrid_values(ms1, ms2, bits)
+        draws.append(np.column_stack([c2, c1]))
+        large += int(np.sum(c2 - c1 >= delta))
+        done += step
+        if early_stop and done % early_stop.block_size == 0:
+            p = large / done
+            if p < early_stop.early_min or p > early_stop.early_max:
+                break
+    draws = np.concatenate(draws) if draws else np.zeros((0, 2))
+    return PermutationResult(large / done if done else 0.0, delta, done, draws)
+
+
+def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_a: float = 0.0,
+                         epsilon_b: float = 0.0, permutations: int = 1000, seed=12345, *,
+                         early_stop: EarlyStop | None = None, undefined_as_zero: bool = False) -> PermutationResult:
+    """Pairwise-comparison permutation test of Kendall ``variant`` (module docstring).
+
+    Each metric's pairs are categorized at its own threshold (``epsilon_a``,
+    ``epsilon_b``: usually each metric's calibrated ε); trial r takes pair
+    (i, j) of group g from b where bit (i, j) of the group's n × n draw is 1.
+    As in mt-metrics-eval, early stopping is only checked at a block boundary
+    whose trial reached δ.
+    """
+    rng = as_rng(seed)
+    variant = canonical_variant(variant)
+    if variant == "c":
+        raise ValueError("tau-c is not defined on swapped pairs (it depends on the scores)")
+    offsets = np.asarray(offsets, np.int64)
+    st_a = PairStatistic(variant, human, offsets, epsilon=epsilon_a, undefined_as_zero=undefined_as_zero)
+    st_b = PairStatistic(variant, human, offsets, epsilon=epsilon_b, undefined_as_zero=undefined_as_zero)
+    cat_a = st_a.categories(np.asarray(a, np.float64)[st_a.i], np.asarray(a, np.float64)[st_a.j])
+    cat_b = st_b.categories(np.asarray(b, np.float64)[st_b.i], np.asarray(b, np.float64)[st_b.j])
+    delta = float(st_a.tau_of_categories(cat_a[None])[0] - st_a.tau_of_categories(cat_b[None])[0])
+    # position of bit (i, j) of each pair in a trial's concatenated n_g × n_g draws
+    n = np.diff(offsets)
+    square_start = offsets_from_sizes(n * n)[:-1]
+    g = group_index(offsets)[st_a.i]
+    bit_pos = np.where(st_a.real, square_start[g] + (st_a.i - offsets[g]) * n[g] + (st_a.j - offsets[g]), 0)
+    per_trial = int((n * n).sum())
+    draws, large, done = [], 0, 0
+    for step in _chunks(permutations, per_trial, early_stop):  # stops only at a chunk's end
+        bits = (rng.random_sample((step, per_trial)) > 0.5)[:, bit_pos]
+        c1 = st_a.tau_of_categories(np.where(bits, cat_b, cat_a))
+        c2 = st_a.tau_of_categories(np.where(bits, cat_a, cat_b))
+        for r in range(step):  # early stopping can end a chunk part-way
+            done += 1
+            draws.append((c2[r], c1[r]))
+            if c2[r] - c1[r] >= delta:
+                large += 1
+                if early_stop and done % early_stop.block_size == 0:
+                    p = large / done
+                    if p < early_stop.early_min or p > early_stop.early_max:
+                        return PermutationResult(large / done, delta, done, np.array(draws))
+    return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
+
+
+def lp_cells(human, a, b) -> Cells:
+    """System-level cells across language pairs: one group per language pair."""
+    hs, As, Bs = as_lp_list(human), as_lp_list(a), as_lp_list(b)
+    h, ma, mb = np.concatenate(hs), np.concatenate(As), np.concatenate(Bs)
+    keep = ~(np.isnan(h) | np.isnan(ma) | np.isnan(mb))
+    lp = np.repeat(np.arange(len(hs)), [len(x) for x in hs])
+    sizes = np.bincount(lp[keep], minlength=len(hs))
+    return Cells(h[keep], [ma[keep], mb[keep]], offsets_from_sizes(sizes), np.flatnonzero(keep))
+
+
+def pair_test(human, a, b, stat_name, level, average_by, opts, perm_test, permutations, rng, early_stop,
+              eps_a, eps_b, spa_permutations, spa_seed):
+    """One permutation test of "a better than b" on the task's statistic."""
+    if level == "sys" and stat_name == "spa":
+        hm, am, bm = as_matrix(human), as_matrix(a), as_matrix(b)
+        keep = complete_segments(hm, am, bm)
+        stat = SpaStatistic(hm[:, keep], spa_permutations, spa_seed)
+        return paired_permutation(stat, am[:, keep].ravel(), bm[:, keep].ravel(), permutations, rng,
+                                  early_stop=early_stop)
+    if level == "sys" and stat_name == "accuracy":
+        cells = lp_cells(human, a, b)
+        stat_name, opts = "kendall", dict(variant="acc-eq", weighting="pairs")
+    elif level == "sys":
+        cells = grouped_cells(np.asarray(human, np.float64).reshape(-1, 1),
+                              [np.asarray(a, np.float64).reshape(-1, 1), np.asarray(b, np.float64).reshape(-1, 1)],
+                              "none")
+        opts = dict(variant=opts["variant"])
+    else:
+        cells = grouped_cells(human, [a, b], average_by)
+    if perm_test == "pairs":
+        variant = "acc-eq" if stat_name == "accuracy" else canonical_variant(opts.get("variant") or "b")
+        if opts.get("calibrate"):
+            ea, eb = eps_a, eps_b
+        else:
+            ea = eb = opts.get("epsilon") or 0.0
+        return pairwise_permutation(cells.human, cells.metrics[0], cells.metrics[1], cells.offsets, variant,
+                                    ea, eb, permutations, rng, early_stop=early_stop,
+                                    undefined_as_zero=opts.get("undefined_as_zero", False))
+    stat = make_cell_statistic(stat_name, cells.human, cells.offsets, **opts)
+    return paired_permutation(stat, cells.metrics[0], cells.metrics[1], permutations, rng,
+                              early_stop=early_stop)
+
+
+def permutation_test(human, metric_a, metric_b, statistic: str = "pearson", average_by: str = "none", *,
+                     permutations: int = 1000, seed=12345, perm_test: str | None = None, early_stop=None,
+                     **options):
+    """p of "metric a is better than metric b" on a segment-level statistic (see :func:`compare_metrics`).
+
+    Returns :class:`PermutationResult` (p, δ, trials, draws).
+    """
+    calibrate = options.get("calibrate", False)
+    perm_test = perm_test or ("pairs" if calibrate else "scores")
+    eps_a = eps_b = None
+    if calibrate:
+        eps_a = seg_statistic(human, metric_a, statistic, average_by, **options).epsilon
+        eps_b = seg_statistic(human, metric_b, statistic, average_by, **options).epsilon
+    opts = dict(variant=None, epsilon=None, calibrate=False, min_human_diff=None, undefined_as_zero=False,
+                weighting="plain")
+    opts.update(options)
+    return pair_test(human, metric_a, metric_b, statistic.lower(), "seg", average_by, opts, perm_test,
+                     permutations, as_rng(seed), early_stop, eps_a, eps_b, 0, SPA_SEED)
+
+

@@ -1,0 +1,128 @@
+"""The appraise reader: Appraise's CSV score exports (DA, DA+SQM, ESA), one judgment per group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankeval_cli.errors import DataError
+from test_wmt_rr import cli, fails_at, ok, read_all, round_trip
+
+DATA = Path(__file__).resolve().parent / "data" / "appraise"
+LIV = DATA / "wmt22-en-liv-refda-excerpt.csv"
+ESA = DATA / "wmt24-esa-en-zh-excerpt.csv"
+
+
+def read_appraise(path, **options):
+    return read_all(path, "appraise", report=options.pop("report", lambda m: None), **options)
+
+
+def test_segment_layout_by_hand():
+    reports = []
+    b = read_appraise(LIV, report=reports.append)
+    # 400 lines of two judges; 48 are BAD (degraded outputs), the rest TGT
+    assert reports == [f"{LIV}: left out 48 BAD rows (item types not in --item-types CHK,TGT)"]
+    assert b.n_groups == b.n_rows == 352 and (b.sizes == 1).all()
+    # line 1: engliv0d02,generaltest2022.en-liv.hyp.TartuNLP.liv.txt,...
+    first = LIV.read_text().splitlines()[0].split(",")
+    assert b.item[0] == first[1] and b.extra["judge"][0] == first[0] == "engliv0d02"
+    assert b.gold[0] == -float(first[6]) and b.extra["score"][0] == first[6]
+    assert b.extra["segment"][0] == first[2] and b.extra["lp"][0] == "en-liv" and b.extra["type"][0] == "TGT"
+    assert b.extra["start_time"][0] == first[7] and b.extra["end_time"][0] == first[8]
+    assert b.group[0] == f"en-liv:{first[2]}:1" and b.line[0] == 1
+    assert "docid" not in b.extra and np.isnan(b.pred).all()
+
+
+def test_document_layout_with_error_spans():
+    b = read_appraise(ESA)
+    lines = ESA.read_text().splitlines()
+    # the first kept line: user, system, item, TGT, eng, zho, score, doc, False, [spans], start, end
+    number = int(b.line[0])
+    import csv
+
+    row = next(csv.reader([lines[number - 1]]))
+    assert len(row) == 12 and row[8] == "False"
+    assert b.extra["segment"][0] == f"{row[7]}::{row[2]}" and b.extra["docid"][0] == row[7]
+    assert b.extra["document"][0] == "False" and b.extra["lp"][0] == "en-zh"
+    assert b.extra["end_time"][0] == row[11] and "spans" not in b.extra
+    assert set(b.extra["type"].tolist()) <= {"TGT", "CHK"}
+
+
+def test_item_types_option(tmp_path):
+    everything = read_appraise(LIV, item_types="TGT,BAD,CHK,REF")
+    assert everything.n_rows == 400 and set(everything.extra["type"].tolist()) == {"TGT", "BAD"}
+    bad_only = read_appraise(LIV, item_types=["bad"])
+    assert bad_only.n_rows == 48
+    result = ok(cli("convert", "--from", "appraise", "--item-types", "TGT", LIV))
+    assert "left out 48 BAD rows" in result.stderr
+    assert cli("convert", "--from", "appraise", "--item-types", ",", LIV).exit_code != 0
+
+
+def test_round_trip(tmp_path):
+    round_trip(tmp_path, LIV, "--from", "appraise")
+    round_trip(tmp_path, ESA, "--from", "appraise")
+
+
+LAYOUTS = {
+    7: "u1,sysA,12,TGT,eng,deu,70",
+    9: "u1,sysA,12,TGT,eng,deu,70,1665744151.351,1665744158.765",
+    11: "u1,sysA,12,TGT,eng,deu,70,1665744151.351,1665744158.765,3,1234",
+    "9d": "u1,sysA,12,TGT,eng,deu,70,doc1,False",
+    "10d": 'u1,sysA,12,TGT,eng,deu,70,doc1,False,"[{""start_i"": 0, ""end_i"": 3}]"',
+    "11d": "u1,sysA,12,TGT,eng,deu,70,doc1,False,1665744151.351,1665744158.765",
+    "12d": "u1,sysA,12,TGT,eng,deu,70,doc1,True,[],1665744151.351,1665744158.765",
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_every_layout(tmp_path, layout):
+    path = tmp_path / "scores.csv"
+    path.write_text(LAYOUTS[layout] + "\n" + LAYOUTS[layout].replace("u1,sysA", "u2,sysB") + "\n")
+    b = read_appraise(path)
+    assert b.item.tolist() == ["sysA", "sysB"] and b.gold.tolist() == [-70.0, -70.0]
+    document = str(layout).endswith("d")
+    assert b.extra["segment"].tolist() == (["doc1::12"] * 2 if document else ["12"] * 2)
+    assert ("start_time" in b.extra) == (str(layout) not in ("7", "9d", "10d"))
+
+
+def test_header_line_is_skipped(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("username,system,itemId,itemType,srcLang,trgLang,score,timeStart,timeEnd\n"
+                    + LAYOUTS[9] + "\n")
+    assert read_appraise(path).n_rows == 1
+
+
+@pytest.mark.parametrize("text, line, contains", [
+    ("u1,sysA,12,TGT,eng,deu\n", 1, "at least 7"),
+    ("u1,sysA,12,TGT,eng,deu,70\nu1,sysB,12,TGT,eng,deu,seventy\n", 2, "not a finite number"),
+    ("u1,sysA,12,TGT,eng,deu,70\nu1,sysB,12,TGT,eng,deu,70,5,6\n", 2, "expected 7 fields"),
+    ("u1,sysA,12,TGT,eng,deu,70,doc,False\nu1,sysA,12,TGT,eng,deu,70,doc,maybe\n", 2, "True or False"),
+    ("u1,sysA,12,TGT,eng,deu,70,x,y,z\n", 1, "not an Appraise score export"),
+    (",sysA,12,TGT,eng,deu,70\n", 1, "empty user"),
+    ("u1,sysA,12,TGT,eng,deu,nan\n", 1, "finite"),
+    ('u1,"sysA,12,TGT,eng,deu,70\n', 1, ""),
+])
+def test_errors_name_file_and_line(tmp_path, text, line, contains):
+    fails_at(tmp_path, text, line, fmt="appraise", contains=contains)
+
+
+def test_repeats_stay_separate_judgments(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(LAYOUTS[7] + "\n" + LAYOUTS[7].replace("TGT", "CHK").replace(",70", ",60") + "\n")
+    b = read_appraise(path)
+    assert b.n_groups == 2 and b.group.tolist() == ["en-de:12:1", "en-de:12:2"]
+    assert b.extra["type"].tolist() == ["TGT", "CHK"]
+
+
+def test_unknown_reader_option_is_refused():
+    result = cli("convert", "--from", "appraise", "--min-diff", "3", LIV)
+    assert result.exit_code == 2
+
+
+def test_data_error_is_raised_not_printed(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("u1,sysA\n")
+    with pytest.raises(DataError):
+        read_appraise(path)

@@ -1,0 +1,417 @@
+"""aggregate --method z-score: WMT17-24 system rankings from direct assessments.
+
+Checked against: a case worked by hand; a slow, obvious implementation (dicts and
+scipy's mannwhitneyu) on random judgments; Appraise's ComputeWMT21Results and
+ComputeWMT23Results run on the same Appraise exports (their output committed under
+tests/data/appraise, named with the Appraise commit); the official WMT20 system
+scores and Wilcoxon p-values (WMT-Metrics-task/wmt20-metrics) on the bundled WMT20
+DA files; WMT22's published lv-en scores, p-values and clusters.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval_cli.aggregate import zscore
+from rankeval_cli.batch import Batch, offsets_from_sizes
+from rankeval_cli.formats import read
+from test_wmt_rr import cli, ok
+
+DATA = Path(__file__).resolve().parent / "data"
+APPRAISE = DATA / "appraise"
+WMT20 = DATA / "wmt20-da-official-3e434fc32fd0"
+LV_EN = DATA / "wmt22-da-lv-en-20240a2e96a5"
+COMMIT = "appraise-612e4b09fc28"
+
+
+def judgments_batch(rows) -> Batch:
+    """One group per judgment (judge, system, segment, score), as the appraise reader writes them."""
+    n = len(rows)
+    judge, system, segment, score = zip(*rows) if rows else ((), (), (), ())
+    return Batch(group=np.array([f"g{i}" for i in range(n)], dtype=object),
+                 offsets=offsets_from_sizes(np.ones(n, dtype=np.int64)),
+                 item=np.array(system, dtype=object), gold=-np.array(score, dtype=np.float64),
+                 pred=np.full(n, np.nan), extra={"judge": np.array(judge, dtype=object),
+                                                 "segment": np.array(segment, dtype=object)})
+
+
+def as_tsv(rows) -> str:
+    lines = ["group\titem\tgold\tpred\tjudge\tsegment"]
+    lines += [f"g{i}\t{s}\t{-x}\t\t{j}\t{g}" for i, (j, s, g, x) in enumerate(rows)]
+    return "\n".join(lines) + "\n"
+
+
+# ---- by hand --------------------------------------------------------------------------------------
+
+HAND = [("J1", "A", "s1", 80), ("J1", "B", "s1", 60), ("J1", "A", "s2", 70), ("J1", "B", "s2", 50),
+        ("J1", "C", "s1", 40), ("J2", "A", "s1", 90), ("J2", "C", "s2", 30), ("J2", "B", "s2", 60)]
+
+
+def test_hand_case():
+    # J1: scores 80 60 70 50 40, mean 60, sample sd sqrt(1000/4) = 5*sqrt(10): z = 4/r, 0, 2/r, -2/r, -4/r
+    # (r = sqrt 10); J2: 90 30 60, mean 60, sd sqrt(1800/2) = 30: z = 1, -1, 0.
+    # Segment means: A@s1 (85, (4/r + 1)/2), A@s2 (70, 2/r); B@s1 (60, 0), B@s2 (55, -1/r);
+    # C@s1 (40, -4/r), C@s2 (30, -1). System means over the two segments of each:
+    r = math.sqrt(10)
+    ranking = zscore.rank_stream([judgments_batch(HAND)], alpha=0.2)[0]
+    assert ranking.systems == ["A", "B", "C"]
+    assert ranking.raw.tolist() == [77.5, 57.5, 35.0]
+    assert ranking.z == pytest.approx([2 / r + 0.25, -1 / (2 * r), -2 / r - 0.5], rel=1e-15)
+    assert ranking.segments.tolist() == [2, 2, 2] and ranking.judgments.tolist() == [3, 3, 2]
+    # each pair: both segment means of the upper system above both of the lower: U = 4 of 2*2,
+    # exact p = 1/C(4, 2) = 1/6 < 0.2: every pair is a win
+    assert ranking.p[0, 1] == ranking.p[0, 2] == ranking.p[1, 2] == pytest.approx(1 / 6)
+    assert ranking.wins.tolist() == [2, 1, 0] and ranking.losses.tolist() == [0, 1, 2]
+    assert ranking.lo.tolist() == [1, 2, 3] and ranking.hi.tolist() == [1, 2, 3]
+    assert ranking.cluster.tolist() == [1, 2, 3]
+    strict = zscore.rank_stream([judgments_batch(HAND)])[0]  # at 0.05 nothing is significant
+    assert strict.wins.tolist() == [0, 0, 0] and strict.cluster.tolist() == [1, 1, 1]
+    assert strict.lo.tolist() == [1, 1, 1] and strict.hi.tolist() == [3, 3, 3]
+
+
+def test_hand_case_through_the_command():
+    result = ok(cli_input(["aggregate", "--method", "z-score", "--alpha", "0.2"], as_tsv(HAND)))
+    lines = result.stdout.splitlines()
+    assert lines[0].split("\t") == ["system", "value", "raw", "z", "groups", "judgments", "wins", "losses",
+                                    "rank", "rank_ci_low", "rank_ci_high", "cluster", "signature"]
+    a = lines[1].split("\t")
+    assert a[0] == "A" and float(a[1]) == pytest.approx(2 / math.sqrt(10) + 0.25, rel=1e-15) and a[2] == "77.5"
+    assert a[4:12] == ["2", "3", "2", "0", "1", "1", "1", "1"]
+    assert a[12].startswith("aggregate|method:z-score|z:judge|rank-by:z|test:ranksum|segments:all|alpha:0.2|")
+
+
+def cli_input(args, text):
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    return CliRunner().invoke(main, args, input=text)
+
+
+def test_clusters_rule():
+    assert zscore.wmt_clusters(np.array([4, 2, 2, 1, 0])).tolist() == [1, 2, 2, 3, 4]
+    # position 3 beats the one below it, but position 2 beats nobody: the fewest wins so far counts
+    assert zscore.wmt_clusters(np.array([2, 0, 1, 0])).tolist() == [1, 1, 1, 1]
+    assert zscore.wmt_clusters(np.array([3, 0, 2, 0])).tolist() == [1, 2, 2, 2]
+    assert zscore.wmt_clusters(np.array([1, 1, 0])).tolist() == [1, 1, 2]
+    assert zscore.wmt_clusters(np.array([], dtype=np.int64)).tolist() == []
+
+
+def test_single_judgments_and_constant_judges_get_z_zero():
+    # Appraise: divisor (n - 1) or 1, and a zero standard deviation taken as 1
+    z = zscore.standardize(np.array([50.0, 70.0, 70.0, 20.0]), np.array([0, 1, 1, 2]))
+    assert z.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+# ---- a slow, obvious implementation ----------------------------------------------------------------
+
+def slow_ranking(rows, shared: bool, alpha: float, rank_by: str):
+    """Appraise's procedure written out with dicts, statistics and scipy's mannwhitneyu."""
+    from scipy.stats import mannwhitneyu
+
+    by_judge = defaultdict(list)
+    for j, _, _, x in rows:
+        by_judge[j].append(x)
+    z_of = {}
+    for j, xs in by_judge.items():
+        mean = statistics.fmean(xs)
+        sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
+        z_of[j] = (mean, sd or 1.0)
+    cells = defaultdict(list)
+    for j, s, g, x in rows:
+        mean, sd = z_of[j]
+        cells[s, g].append((x, (x - mean) / sd))
+    per_system = defaultdict(dict)
+    for (s, g), values in cells.items():
+        per_system[s][g] = (statistics.fmean(v[0] for v in values), statistics.fmean(v[1] for v in values))
+    means = {s: (statistics.fmean(v[0] for v in segs.values()), statistics.fmean(v[1] for v in segs.values()))
+             for s, segs in per_system.items()}
+    column = 1 if rank_by == "z" else 0
+    order = sorted(means, key=lambda s: (-means[s][column], s))
+    wins = dict.fromkeys(order, 0)
+    for a, b in itertools.combinations(order, 2):
+        segs = set(per_system[a]) & set(per_system[b]) if shared else None
+        xa = [v[column] for g, v in per_system[a].items() if segs is None or g in segs]
+        xb = [v[column] for g, v in per_system[b].items() if segs is None or g in segs]
+        if xa and xb and mannwhitneyu(xa, xb, alternative="greater").pvalue < alpha:
+            wins[a] += 1
+    clusters, cluster, fewest = [], 1, len(order)
+    for position, s in enumerate(order, 1):  # Appraise's loop
+        clusters.append(cluster)
+        fewest = min(fewest, wins[s])
+        if fewest == len(order) - position:
+            cluster += 1
+    return order, means, wins, clusters
+
+
+judgment_rows = st.lists(st.tuples(st.sampled_from(["j1", "j2", "j3"]), st.sampled_from(["A", "B", "C", "D"]),
+                                   st.sampled_from([f"s{i}" for i in range(7)]),
+                                   st.integers(0, 10).map(lambda v: v * 10)),
+                         min_size=1, max_size=70)
+
+
+@settings(max_examples=120, deadline=None)
+@given(rows=judgment_rows, shared=st.booleans(), rank_by=st.sampled_from(["z", "raw"]),
+       alpha=st.sampled_from([0.05, 0.3]))
+def test_equals_the_slow_implementation(rows, shared, rank_by, alpha):
+    order, means, wins, clusters = slow_ranking(rows, shared, alpha, rank_by)
+    ranking = zscore.rank_stream([judgments_batch(rows)], rank_by=rank_by, shared_segments=shared, alpha=alpha)[0]
+    values = {"raw": 0, "z": 1}
+    if len({round(means[s][values[rank_by]], 9) for s in means}) == len(means):  # no near-ties in the order
+        assert ranking.systems == order
+        assert [wins[s] for s in order] == ranking.wins.tolist()
+        assert ranking.cluster.tolist() == clusters
+    for i, s in enumerate(ranking.systems):
+        assert ranking.raw[i] == pytest.approx(means[s][0], rel=1e-12, abs=1e-12)
+        assert ranking.z[i] == pytest.approx(means[s][1], rel=1e-12, abs=1e-12)
+    assert (ranking.lo == ranking.losses + 1).all() and (ranking.hi == len(order) - ranking.wins).all()
+
+
+# ---- Appraise, run on the same files --------------------------------------------------------------
+
+def appraise_output(path: Path) -> dict:
+    """Systems in order, wins, printed z and raw, rank ranges, clusters and p-values of one lp."""
+    text = path.read_text(encoding="utf-8")
+    wmt23 = "↓ Ave Score" in text
+    p = {}
+    for a, b, value in re.findall(r"^\s*(\S+)>\s*(\S+) (\d\.\d+)\s+\S+ (?:True|False)$", text, re.M):
+        p[a, b] = float(value)
+    table = text.split("System ID", 1)[1].split("\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    systems, wins, printed, clusters, cluster = [], [], [], [], 1
+    for line in table:
+        if line.startswith("---"):
+            cluster += 1 if systems else 0
+            continue
+        fields = line.split()
+        wins.append(int(fields[0]))
+        systems.append(fields[1])
+        printed.append(fields[2:])
+        clusters.append(cluster)
+    tsv = text.split("pair\tsystem\trank\tave", 1)[1].splitlines()[1:len(systems) + 1]
+    ranges = [tuple(int(v) for v in row.split("\t")[2].split("-")) for row in tsv]
+    return {"systems": systems, "wins": wins, "printed": printed, "clusters": clusters, "ranges": ranges,
+            "p": p, "wmt23": wmt23}
+
+
+@pytest.mark.parametrize("export, output, options", [
+    ("wmt22-en-liv-refda-excerpt.csv", f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt", ()),
+    ("wmt24-esa-en-zh-excerpt.csv", f"wmt24-esa-en-zh-excerpt.ComputeWMT21Results-Document.{COMMIT}.txt", ()),
+    ("wmt24-esa-en-zh-excerpt.csv", f"wmt24-esa-en-zh-excerpt.ComputeWMT23Results-Document.{COMMIT}.txt",
+     ("raw",)),
+])
+def test_equals_appraise(export, output, options):
+    expected = appraise_output(APPRAISE / output)
+    rank_by = "raw" if "raw" in options else "z"
+    batches = read(str(APPRAISE / export), "appraise", report=lambda m: None)
+    ranking = zscore.rank_stream(batches, by=("lp",), rank_by=rank_by, shared_segments=True)[0]
+    assert ranking.systems == expected["systems"]
+    assert ranking.wins.tolist() == expected["wins"]
+    assert ranking.cluster.tolist() == expected["clusters"]
+    assert list(zip(ranking.lo.tolist(), ranking.hi.tolist())) == [r if len(r) == 2 else r * 2
+                                                                  for r in expected["ranges"]]
+    for i, printed in enumerate(expected["printed"]):
+        if expected["wmt23"]:  # wins, system, raw to one decimal
+            assert f"{ranking.raw[i]:.1f}" == printed[0]
+        else:  # wins, system, z, H score, raw, five decimals
+            assert f"{ranking.z[i]:.5f}" == printed[0] and f"{ranking.raw[i]:.5f}" == printed[2]
+    position = {s: i for i, s in enumerate(ranking.systems)}
+    compared = 0
+    for (a, b), value in expected["p"].items():
+        if a != b:
+            ours = ranking.p[position[a], position[b]]
+            if math.isnan(ours):  # no segment both were scored on: no test (Appraise prints p = 1)
+                assert value == 1.0
+                compared += 1
+                continue
+            assert abs(ours - value) <= 1e-24 + 1e-12 * value, (a, b, ours, value)
+            compared += 1
+    k = len(ranking.systems)
+    assert compared == k * (k - 1) // 2
+
+
+def test_equals_appraise_through_the_command():
+    text = ok(cli("convert", "--from", "appraise", APPRAISE / "wmt22-en-liv-refda-excerpt.csv")).stdout
+    out = ok(cli_input(["aggregate", "--method", "z-score", "--shared-segments", "--by", "lp"], text)).stdout
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    expected = appraise_output(APPRAISE / f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt")
+    assert [r[1] for r in rows] == expected["systems"] and [int(r[7]) for r in rows] == expected["wins"]
+    assert [int(r[12]) for r in rows] == expected["clusters"]
+
+
+# ---- the official WMT20 and WMT22 numbers ----------------------------------------------------------
+
+WMT20_NAMES = {"Human-A.0": "HUMAN-A", "Human-B.0": "HUMAN-B", "Human-P.0": "HUMAN-C"}
+
+
+def official_systems(path: Path) -> dict:
+    """``RAW.SCR Z.SCR N SYS N.ALL`` rows: system -> (raw, z, N, N.ALL)."""
+    rows = [line.split() for line in path.read_text().splitlines()[1:] if line.strip()]
+    return {r[3]: (float(r[0]), float(r[1]), int(r[2]), int(r[4])) for r in rows}
+
+
+def official_pvalues(path: Path, lp: str) -> tuple[list, dict]:
+    """The adwilcox matrix: systems (row order) and {(row, column): p}; 0.12 marks 'not significant'."""
+    lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    names = [re.sub(rf"^newstest\d+\.{lp}\.|\.sgm$", "", n) for n in lines[0]]
+    p = {}
+    for row in lines[1:]:
+        a = re.sub(rf"^newstest\d+\.{lp}\.|\.sgm$", "", row[0])
+        for b, value in zip(names, row[1:]):
+            p[a, b] = float(value)
+    return names, p
+
+
+def check_official(ranking, systems: dict, names: list, pvalues: dict, rename=lambda s: s):
+    ours = [rename(s) for s in ranking.systems]
+    assert ours == names  # the matrix lists the systems in WMT's order
+    for i, s in enumerate(ours):
+        raw, z, n, n_all = systems[s]
+        assert ranking.raw[i] == pytest.approx(raw, rel=1e-12) and ranking.z[i] == pytest.approx(z, rel=1e-12)
+        assert (ranking.segments[i], ranking.judgments[i]) == (n, n_all)
+    official_wins = np.zeros((len(ours), len(ours)), dtype=bool)
+    for i, a in enumerate(ours):
+        for j, b in enumerate(ours):
+            value = pvalues[a, b]
+            if value != 0.12:
+                assert i < j and ranking.p[i, j] == pytest.approx(value, rel=1e-12)
+                official_wins[i, j] = value < 0.05
+            elif i < j:
+                assert ranking.p[i, j] >= 0.05
+    assert (official_wins.sum(axis=1) == ranking.wins).all()
+    return official_wins
+
+
+@pytest.mark.parametrize("lp, short", [("en-de", "ende"), ("cs-en", "csen")])
+def test_wmt20_official_scores_pvalues_and_clusters(shared, lp, short):
+    batches = read(str(shared / "wmt20-da" / f"metrics-ad-seg-scores-{lp}.csv"), "wmt-da-scores")
+    ranking = zscore.rank_stream(batches)[0]
+    names, pvalues = official_pvalues(WMT20 / f"adwilcox-{short}.csv", lp)
+    wins = check_official(ranking, official_systems(WMT20 / f"ad-sys-scores-{lp}.csv"), names, pvalues,
+                          lambda s: WMT20_NAMES.get(s, s))
+    # the clusters follow from the official p-values alone (rule of zscore.wmt_clusters) ...
+    assert zscore.wmt_clusters(wins.sum(axis=1)).tolist() == ranking.cluster.tolist()
+    # ... and here equal the stricter reading "every system of a cluster beats every system below it"
+    k = len(names)
+    strict = [all(wins[a, b] for a in range(i + 1) for b in range(i + 1, k)) for i in range(k - 1)]
+    assert (1 + np.concatenate([[0], np.cumsum(strict)])).tolist() == ranking.cluster.tolist()
+    groups = defaultdict(list)
+    for s, c in zip(names, ranking.cluster.tolist()):
+        groups[c].append(s)
+    if lp == "en-de":
+        assert list(groups.values()) == [
+            ["HUMAN-B"], ["OPPO.1535", "Tohoku-AIP-NTT.890", "HUMAN-A", "Online-B.1590", "Tencent_Translation.1520"],
+            ["Huoshan_Translate.832", "Online-A.1574", "eTranslation.737", "HUMAN-C", "AFRL.1069", "UEDIN.1136",
+             "PROMT_NMT.73"], ["Online-Z.1631"], ["Online-G.1556", "zlabs-nlp.179", "WMTBiomedBaseline.388"]]
+    else:
+        assert len(groups) == 1 and ranking.systems[0] == "CUNI-DocTransformer.1457"
+
+
+def test_wmt22_lv_en_official_scores_pvalues_and_clusters():
+    ranking = zscore.rank_stream(read(str(LV_EN / "ad-seg-scores-lv-en.csv"), "wmt-da-scores"))[0]
+    names, pvalues = official_pvalues(LV_EN / "adwilcox-lven.csv", "lv-en")
+    check_official(ranking, official_systems(LV_EN / "ad-sys-scores-lv-en.csv"), names, pvalues)
+    published = [line.split() for line in (LV_EN / "clusters-lv-en.csv").read_text().splitlines()[1:]]
+    assert [r[7] for r in published] == ranking.systems
+    assert [int(r[2]) for r in published] == ranking.wins.tolist()
+    starts = [int(r[4]) for r in published]  # CLUSTER_START: the first position of the system's cluster
+    assert [starts.index(s) for s in starts] == [ranking.cluster.tolist().index(c) for c in ranking.cluster]
+
+
+# ---- other inputs, intervals, errors --------------------------------------------------------------
+
+def test_mqm_ranked_by_raw_score():
+    path = DATA / "wmt20-mqm-excerpt" / "mqm_newstest2020_ende.tsv"
+    out = ok(cli_input(["aggregate", "--method", "z-score", "--rank-by", "raw"],
+                       ok(cli("convert", "--from", "mqm", path)).stdout)).stdout
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    scores = defaultdict(list)
+    for line in path.read_text().splitlines()[1:]:
+        system, score, _ = line.split()
+        if score != "None":
+            scores[system].append(float(score))
+    means = {s: statistics.fmean(v) for s, v in scores.items()}
+    assert [r[0] for r in rows] == sorted(means, key=lambda s: (-means[s], s))
+    assert all(float(r[2]) == pytest.approx(means[r[0]], rel=1e-12) and r[3] == "" for r in rows)
+    result = cli_input(["aggregate", "--method", "z-score"], ok(cli("convert", "--from", "mqm", path)).stdout)
+    assert result.exit_code == 1 and "--rank-by raw" in result.stderr
+
+
+def test_bootstrap_intervals_do_not_depend_on_jobs_and_follow_the_seed():
+    text = ok(cli("convert", "--from", "wmt-da-scores", LV_EN / "ad-seg-scores-lv-en.csv")).stdout
+    args = ["aggregate", "--method", "z-score", "--ci", "0.95", "--bootstrap", "300"]
+    one = ok(cli_input(args, text)).stdout
+    assert ok(cli_input(args + ["--jobs", "2"], text)).stdout == one
+    assert ok(cli_input(args + ["--seed", "7"], text)).stdout != one
+    rows = [line.split("\t") for line in one.splitlines()]
+    assert rows[0][12:] == ["ci_low", "ci_high", "signature"]
+    for row in rows[1:]:
+        low, value, high = float(row[12]), float(row[1]), float(row[13])
+        assert low < value < high and high - low < 0.3
+    assert "|ci:0.95|bootstrap:300|seed:12345|" in rows[1][14]
+
+
+def test_bootstrap_replicates_are_segment_resamples():
+    batches = read(str(LV_EN / "ad-seg-scores-lv-en.csv"), "wmt-da-scores")
+    cells = zscore.collect(batches)[()].cells()
+    ranking = zscore.rank_cells(cells)
+    position = {s: i for i, s in enumerate(ranking.systems)}
+    cell_system = np.array([position[cells.systems[c]] for c in cells.system.tolist()])
+    shared = {0: (cell_system, cells.segment, cells.z, cells.n_segments, len(ranking.systems), 5)}
+    replicates = zscore.bootstrap_unit(shared, (0, 3, 5))
+    from rankeval_cli.executor import unit_seed
+
+    rng = np.random.default_rng(unit_seed(5, (0, 4)))  # replicate 4: its own draws, whatever the unit
+    counts = np.bincount(rng.integers(0, cells.n_segments, cells.n_segments), minlength=cells.n_segments)
+    for s, i in position.items():
+        mine = cell_system == i
+        expected = np.sum(counts[cells.segment[mine]] * cells.z[mine]) / np.sum(counts[cells.segment[mine]])
+        assert replicates[1, i] == pytest.approx(expected, rel=1e-12)
+
+
+def test_judge_column_wins_over_z_column_and_lp_warning():
+    rows = as_tsv(HAND).splitlines()
+    text = "\n".join([rows[0] + "\tz\tlp"] + [r + f"\t9\t{'en-de' if i % 2 else 'cs-en'}"
+                                              for i, r in enumerate(rows[1:])]) + "\n"
+    result = ok(cli_input(["aggregate", "--method", "z-score"], text))
+    assert "z:judge" in result.stdout and "mixes 2 language pairs" in result.stderr and "--by lp" in result.stderr
+    by_lp = ok(cli_input(["aggregate", "--method", "z-score", "--by", "lp"], text))
+    assert "mixes" not in by_lp.stderr and by_lp.stdout.splitlines()[0].startswith("lp\tsystem\t")
+
+
+def test_errors():
+    result = cli_input(["aggregate", "--method", "z-score", "--column", "pred"], as_tsv(HAND))
+    assert result.exit_code == 2
+    bad = as_tsv(HAND).replace("\tJ2\t", "\t\t", 1)
+    result = cli_input(["aggregate", "--method", "z-score"], bad)
+    assert result.exit_code == 1 and re.match(r"rankeval: <stdin>:\d+: empty judge id", result.stderr)
+    result = cli_input(["aggregate", "--method", "z-score", "--alpha", "nan"], as_tsv(HAND))
+    assert result.exit_code == 2
+    result = cli_input(["correlate", "--method", "z-score"], as_tsv(HAND))
+    assert result.exit_code == 2
+
+
+def test_blank_gold_is_reported_not_ranked():
+    text = as_tsv(HAND) + "g99\tD\t\t\tJ1\ts1\n"
+    result = ok(cli_input(["aggregate", "--method", "z-score"], text))
+    assert "1 blank values not ranked" in result.stderr and "\nD\t" not in result.stdout
+
+
+def test_a_partition_of_blanks_only_is_reported():
+    text = "group\titem\tgold\tpred\tjudge\tsegment\tlp\ng1\tA\t\t\tJ\ts1\tcs-en\n"
+    result = ok(cli_input(["aggregate", "--method", "z-score", "--by", "lp"], text))
+    assert result.stdout == "" and "(lp=cs-en): 1 blank values not ranked" in result.stderr
+
+
+def test_empty_input():
+    result = ok(cli_input(["aggregate", "--method", "z-score"], "group\titem\tgold\tpred\n"))
+    assert result.stdout == "" and "no judgments" in result.stderr
