@@ -37,6 +37,11 @@ SYNONYMS = {
     "--measure": ("--measures", "--metric-name"),
     "--correction": ("--multiple-testing", "--adjust"),
     "--epsilon": ("--eps", "--tie-epsilon", "--threshold"),
+    "--objective": ("--loss-function", "--learner", "--algorithm"),
+    "--statistic": ("--stat", "--stats", "--meta-measure"),
+    "--column": ("--col", "--value-column", "--field"),
+    "--rename": ("--names", "--relabel", "--name-map"),
+    "--quiet": ("--silent", "--no-notes"),
 }
 FORBIDDEN = {syn: canonical for canonical, syns in SYNONYMS.items() for syn in syns}
 #: shared values: an option of this name offers only these (json is the hidden alias of jsonl).
@@ -78,7 +83,10 @@ def test_options_use_the_shared_names(path, command):
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden:
             continue
-        for name in _shown_names(param):
+        shown = _shown_names(param)
+        assert "-m" not in shown or "--measure" in shown, f"{' '.join(path)}: -m is --measure (a measure's name)"
+        assert "--model" not in shown or param.type.name != "choice", f"{' '.join(path)}: --model is a model file"
+        for name in shown:
             if name == "--scores" and not param.is_flag:
                 continue  # convert --scores FILE: the metric scores to join, not a direction
             assert name not in FORBIDDEN, f"{' '.join(path)} {name}: the shared name is {FORBIDDEN.get(name)}"
@@ -91,7 +99,8 @@ def test_options_use_the_shared_names(path, command):
             elif name in param.opts and not param.is_flag and param.default is not None \
                     and name != "--bootstrap" or (name in param.opts and param.default not in (None, 0)):
                 assert str(param.default) == default, (path, name, param.default)
-        if "--ci" in param.opts and not param.is_flag:
+        if "--ci" in param.opts:
+            assert not param.is_flag and param.metavar == "LEVEL", f"{' '.join(path)}: --ci takes a LEVEL"
             assert param.default in (None, 0.95), path
 
 
