@@ -27,7 +27,7 @@ WIDTH = 80
 COMMON = ("--input-format", "--exclude-systems", "-o", "--output", "--output-format", "--digits", "-j", "--jobs",
           "--scheduler", "--rel-level", "--depth", "--all-queries")
 #: where every option is described in full
-COMMON_NOTE = "every option in full: man rankeval-{name}"
+COMMON_NOTE = "every option in full: man {page}"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _BRACKETS = re.compile(r"\s*\[([^\[\]]*)\]")
@@ -100,7 +100,8 @@ class ShortHelpFormatter(click.HelpFormatter):
 
             names = ", ".join(term.split()[0].rstrip(",") if not term.startswith("-o") else "-o FILE"
                               for term, _ in common)
-            text = f"Shared: {names}; {COMMON_NOTE.format(name=self.name)}."
+            page = f"rankeval-{self.name}" if self.name else "rankeval"
+            text = f"Shared: {names}; {COMMON_NOTE.format(page=page)}."
             self.write_paragraph()
             for line in textwrap.wrap(text, WIDTH - self.current_indent, break_on_hyphens=False):
                 self.write(f"{'':>{self.current_indent}}{line}\n")
@@ -110,8 +111,8 @@ class ShortHelpContext(click.Context):
     """A context whose --help is the short form."""
 
     def make_formatter(self) -> click.HelpFormatter:
-        return ShortHelpFormatter(self.command, (self.command_path or "").replace("rankeval ", "", 1)
-                                  .replace(" ", "-"))
+        # the man page of "rankeval learn train" is rankeval-learn-train, whatever the program is called
+        return ShortHelpFormatter(self.command, "-".join((self.command_path or "").split()[1:]))
 
 
 def short_help(command: click.Command) -> click.Command:

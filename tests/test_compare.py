@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as scipy_stats
 
+from rankeval_cli._version import __version__
 from rankeval_cli.batch import offsets_from_sizes
 from rankeval_cli.cli import main
 from rankeval_cli.measures.dcg import ndcg_values
@@ -257,7 +258,7 @@ def test_output_rows_and_columns(tmp_path):
         assert float(row["delta_ci_low"]) <= float(row["delta_ci_high"])
         assert 1 / 201 <= float(row["p_bootstrap"]) <= 1 and 1 / 301 <= float(row["p_randomization"]) <= 1
     assert rows[1]["signature"] == ("ndcg|gain:exp|ties:pessimistic|relevance:ranks|scores:no|missing_pred:drop|"
-                                    "pred:lower|ci:0.95|bootstrap:200|permutations:300|seed:12345|v:0.1.0")
+                                    "pred:lower|ci:0.95|bootstrap:200|permutations:300|seed:12345|v:" + __version__)
     assert result.stderr == "rankeval: skipped 1 item without a gold value (blanks)\n"
 
 

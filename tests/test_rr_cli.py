@@ -102,5 +102,8 @@ def test_shared_options_and_errors(command):
 
 
 def test_help_mentions_tie_policy():
+    from rankeval_cli.manpage import all_pages
+
     result = invoke("mrr", "--help")
-    assert "--tie-policy" in result.stdout and "ceiling" in result.stdout
+    assert "--tie-policy" in result.stdout and "pessimistic" in result.stdout
+    assert "ceiling" in all_pages()["rankeval-mrr.1"]  # the full text: the man page
