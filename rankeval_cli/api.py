@@ -133,6 +133,23 @@ def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = "pe
     return group_ap(gold, pred, k=k, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
 
 
+def trec_eval(qrels, run, measures=(), *, per_query: bool = False, complete: bool = False,
+              rel_level: int = 1, depth: int | None = None, judged_only: bool = False, rel_format: str = "qrels",
+              num_docs: int = 0, zscores=None, version: int = 10, tie_policy: str = "trec") -> str:
+    """What ``rankeval trec_eval`` (trec_eval 10.0) prints for a qrels file and a run file:
+    ``measures`` are ``-m`` names in any spelling of docs/ir.md (``P.5,10``, ``all_trec``,
+    ``nDCG@10``; none = ``official``); the keywords are the options ``-q -c -l -M -J -R -N -Z``
+    and ``--trec-eval-version``, ``--tie-policy``. A measure name that is none raises
+    :class:`ValueError`; bad data, :class:`~rankeval_cli.errors.DataError`."""
+    from .ir import trec_eval as te
+
+    options = te.Options(per_query=per_query, complete=complete, rel_level=rel_level, max_docs=depth,
+                         judged_only=judged_only, rel_format=rel_format, num_docs=num_docs, zscores=zscores,
+                         measures=[measures] if isinstance(measures, str) else list(measures), version=version,
+                         tie_policy=tie_policy)
+    return te.report(options, qrels, run)
+
+
 def evaluate(data, measure: str = "report", **options) -> list[dict]:
     """The summary records of ``rankeval MEASURE`` on ``data``, as its JSON lines.
 
@@ -185,3 +202,88 @@ def _source(data):
         buffer.name = "<DataFrame>"
         return buffer
     return data
+
+
+# --- comparisons of systems, topic set size and power (docs/significance.md) ---------------------
+
+def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = False,
+                    tests=("t", "wilcoxon", "randomization"), correction: str = "none", ci: float = 0.95,
+                    bootstrap: int = 1000, permutations: int = 1000, seed: int = 12345,
+                    higher_better: bool = True, jobs: int | None = None) -> list[dict]:
+    """``rankeval compare``'s records for a systems × topics matrix of per-topic values (NaN = missing).
+
+    ``values`` is a 2-D array (or a dict name → per-topic values); ``baselines`` names or
+    indexes the baselines (default: the first system), ``all_pairs`` compares every pair.
+    The value of a system is its mean over its topics.
+
+    >>> # d = 0.1, 0.2, 0.1, 0.2: t = 0.15 / (√(0.01/3) / 2) = 3√3 with 3 degrees of freedom
+    >>> rows = compare_systems([[0.2, 0.4, 0.3, 0.5], [0.3, 0.6, 0.4, 0.7]], ["bm25", "dense"], tests=["t"])
+    >>> rows[1]["system"], round(rows[1]["delta"], 3), round(rows[1]["p_t"], 4)
+    ('dense', 0.15, 0.0138)
+    """
+    import math
+
+    import numpy as np
+
+    from .stats.records import records
+    from .stats import pairwise
+    from .stats.resample import MeanStat
+
+    if isinstance(values, dict):
+        names, values = list(values) if names is None else names, list(values.values())
+    matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    names = [f"system{i}" for i in range(len(matrix))] if names is None else list(names)
+    if len(names) != len(matrix):
+        raise ValueError(f"{len(names)} names for {len(matrix)} systems")
+    index = {name: i for i, name in enumerate(names)}
+    chosen = [index[b] if b in index else int(b) for b in (baselines or [])]
+    pairs = pairwise.pairs_of(len(names), chosen or [0], all_pairs)
+    means = [math.fsum(v.tolist()) / len(v) if len(v) else math.nan for v in (r[np.isfinite(r)] for r in matrix)]
+    systems = pairwise.Systems(names, MeanStat(), list(matrix), means, higher_better=higher_better)
+    settings = pairwise.Settings(tests=tuple(tests), level=ci, bootstrap=bootstrap, permutations=permutations,
+                                 seed=seed, correction=correction, jobs=jobs)
+    outcome = pairwise.compare(systems, pairs, settings)
+    return records(outcome, systems, settings, "value", None)
+
+
+def variance_estimates(values) -> dict:
+    """The variance estimates of a complete systems × topics matrix that ``rankeval power`` uses:
+    ``within`` (one-way ANOVA, Sakai 2016), ``residual`` (two-way ANOVA), ``paired`` (mean variance of
+    the pairwise differences)."""
+    from .stats.power import variance_estimates as estimate
+
+    v = estimate(values)
+    return {"systems": v.systems, "topics": v.topics, "within": v.within, "residual": v.residual,
+            "paired": v.paired}
+
+
+def topic_set_size(difference: float, variance: float, *, design: str = "t", alpha: float = 0.05,
+                   power: float = 0.8, systems: int = 2) -> int:
+    """Topics needed to detect ``difference`` (``anova``: the range of the means; ``ci``: the expected
+    interval width) with ``power`` at ``alpha``, ``variance`` being the within-system variance σ²
+    (the paired designs use σ_d² = 2σ², as ``rankeval power --variance V``; Sakai 2016).
+
+    >>> topic_set_size(0.05, 0.04, design="t")
+    254
+    """
+    from .stats import power as P
+
+    if design == "t":
+        return P.ttest_topics(difference, 2 * variance, alpha, power)
+    if design == "anova":
+        return P.anova_topics(difference, variance, systems, alpha, power)
+    if design == "ci":
+        return P.ci_topics(difference, 2 * variance, alpha)
+    raise ValueError(f"unknown design {design!r}; expected t, anova or ci")
+
+
+def achieved_power(difference: float, variance: float, topics: int, *, design: str = "t", alpha: float = 0.05,
+                   systems: int = 2) -> float:
+    """The power of a comparison over ``topics`` to detect ``difference`` (σ² = ``variance``, as above)."""
+    from .stats import power as P
+
+    if design == "t":
+        return P.ttest_power(difference, 2 * variance, topics, alpha)
+    if design == "anova":
+        return P.anova_power(difference, variance, systems, topics, alpha)
+    raise ValueError(f"unknown design {design!r}; expected t or anova")

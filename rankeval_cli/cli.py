@@ -29,6 +29,9 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "power": "Topic set size and power of a comparison.",
+    "trec_eval": "trec_eval 10.0's command line and output, byte for byte.",
+    "trec-eval": "The same as trec_eval.",
     "plot": "Figures: rankings, metric vs human, distributions.",
     "meta-eval": "The WMT22-24 metrics table (MQM, mt-metrics-eval).",
     "learn": "Train, apply, cross-validate rankers; BLEU features.",
@@ -41,7 +44,7 @@ COMMANDS = {
 #: not installed is skipped.
 TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
-    ("IR/TREC evaluation (runs and qrels)", ("trec-eval", "trec_eval", "ndcg", ("mrr", "err", "rankdcg"))),
+    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
     ("Meta-evaluation of MT metrics", ("meta-eval",)),
     ("Significance", ("compare", "power")),
@@ -50,6 +53,7 @@ TASKS = (
     ("Streams & shell", ("convert", "normalize", "completion")),
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
+                ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
 

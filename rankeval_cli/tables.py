@@ -17,7 +17,8 @@ _NUMBER = re.compile(r"^(<\s*)?[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$|^(n
                      r"|^\[[^,\]]+, [^,\]]+\]$")
 
 
-_MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)")
+_MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)"
+                    r"| \([-+−]?(\d+(\.\d*)?([eE][-+]?\d+)?|–)\)")  # ... an effect size: (+0.42)
 
 
 def numeric_columns(cells: list[list[str]], width: int) -> list[bool]:

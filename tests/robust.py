@@ -45,7 +45,7 @@ def _command_names() -> tuple[list[str], set[str]]:
 
 COMMANDS, GROUPS = _command_names()
 #: commands that read no ranking stream (``completion SHELL`` prints a script; a group runs its subcommands).
-NOT_STREAMS = {"completion", "table", "meta-eval"} | GROUPS  # table reads summaries, meta-eval score files (SCORE_FILES), completion nothing
+NOT_STREAMS = {"completion", "table", "meta-eval", "trec_eval", "trec-eval"} | GROUPS  # table reads summaries, meta-eval score files (SCORE_FILES), trec_eval qrels and runs, completion nothing
 #: stream commands that need feature columns (and a model): tests/test_learn.py holds their contract.
 OWN_CONTRACT = {"learn train", "learn predict", "learn cv"}
 NOT_STREAMS |= OWN_CONTRACT
@@ -53,6 +53,7 @@ STREAM_COMMANDS = [c for c in COMMANDS if c not in NOT_STREAMS]
 #: extra arguments a command needs to run on one plain stream.
 NEEDS: dict[str, list[str]] = {
     "compare": ["--pred-columns", "pred,pred", "--bootstrap", "20", "--permutations", "20"],
+    "power": ["--items-are-systems", "--difference", "0.05"],
     "learn features": ["--hyp-column", "item", "--ref-column", "group", "--missing-ref", "drop"],  # groups may be empty
     # a figure of the stream's systems, written to a file (stdout stays empty)
     "plot": ["scatter", "-o", os.path.join(tempfile.mkdtemp(prefix="rankeval-contract-"), "plot.svg")],

@@ -249,8 +249,10 @@ def test_output_rows_and_columns(tmp_path):
     paths, _, _ = _write_systems(tmp_path)
     result = invoke("--measure", "ndcg", "--bootstrap", "200", "--permutations", "300", *paths)
     rows = table(result.stdout)
-    assert list(rows[0]) == ["system", "baseline", "measure", "value", "ci_low", "ci_high", "delta", "delta_ci_low",
-                             "delta_ci_high", "p_bootstrap", "p_randomization", "groups", "undefined", "signature"]
+    assert list(rows[0]) == ["system", "baseline", "measure", "value", "ci_low", "ci_high", "groups", "delta",
+                             "delta_ci_low", "delta_ci_high", "delta_t_ci_low", "delta_t_ci_high", "d_z", "g_z",
+                             "es_e", "wins", "ties", "losses", "p_bootstrap", "p_randomization", "family",
+                             "undefined", "signature"]
     assert [r["system"] for r in rows] == paths and {r["baseline"] for r in rows} == {paths[0]}
     assert rows[0]["delta"] == rows[0]["p_bootstrap"] == ""  # the baseline
     for row in rows[1:]:
@@ -258,16 +260,21 @@ def test_output_rows_and_columns(tmp_path):
         assert float(row["delta_ci_low"]) <= float(row["delta_ci_high"])
         assert 1 / 201 <= float(row["p_bootstrap"]) <= 1 and 1 / 301 <= float(row["p_randomization"]) <= 1
     assert rows[1]["signature"] == ("ndcg|gain:exp|ties:pessimistic|relevance:ranks|scores:no|missing_pred:drop|"
-                                    "pred:lower|ci:0.95|bootstrap:200|permutations:300|seed:12345|v:" + __version__)
+                                    "pred:lower|test:bootstrap,randomization|ci:0.95|bootstrap:200|permutations:300|"
+                                    "seed:12345|family:baseline|systems:3|v:" + __version__)
     assert result.stderr == "rankeval: skipped 1 item without a gold value (blanks)\n"
 
 
 def test_a_row_does_not_depend_on_the_other_predictions_compared(tmp_path):
-    # group indices and swap bits do not depend on the statistics, and sums are exact (resample.py)
+    # group indices and swap bits do not depend on the statistics, and sums are exact (resample.py);
+    # only what describes the whole family does: its size and ES_E (standardized by the ANOVA of all systems)
     paths, _, _ = _write_systems(tmp_path)
-    two = invoke("--measure", "err", *paths[:2]).stdout.splitlines()
-    three = invoke("--measure", "err", *paths).stdout.splitlines()
-    assert three[:3] == two
+    two = table(invoke("--measure", "err", *paths[:2]).stdout)
+    three = table(invoke("--measure", "err", *paths).stdout)
+    family = ("es_e", "family", "signature")  # the signature counts the systems
+    assert [{k: v for k, v in r.items() if k not in family} for r in three[:2]] == \
+        [{k: v for k, v in r.items() if k not in family} for r in two]
+    assert [r["family"] for r in three] == ["", "2", "2"] and [r["family"] for r in two] == ["", "1"]
 
 
 def test_json_output_uses_null_for_the_baseline(tmp_path):
@@ -421,5 +428,92 @@ def test_real_jcml_features_unk_against_length(shared):
         assert math.isfinite(float(other[key])), key
     assert float(other["delta"]) == pytest.approx(float(other["value"]) - float(base["value"]), abs=1e-15)
     assert float(other["delta_ci_low"]) <= float(other["delta"]) <= float(other["delta_ci_high"])
-    assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|ci:0.95|bootstrap:1000|"
-                                         "permutations:1000|seed:12345|v:")
+    assert other["signature"].startswith("tau|ties:penalize|avg:micro|scores:no|pred:lower|"
+                                         "test:bootstrap,randomization|ci:0.95|bootstrap:1000|"
+                                         "permutations:1000|seed:12345|family:baseline|systems:2|v:")
+
+
+def _segment_scores(missing=False):
+    """MT systems A, B, C scored on 30 segments (one item per system in each group), as convert --from
+    wmt-scores writes them (pred = -score, the raw score in an extra column)."""
+    rng = np.random.default_rng(4)
+    scores = {s: rng.random(30) * 0.4 + shift for s, shift in (("A", 0.3), ("B", 0.35), ("C", 0.3))}
+    lines = ["group\titem\tgold\tpred\tlp\tscore"]
+    for g in range(30):
+        for s in "ABC":
+            if missing and s == "C" and g == 3:
+                continue
+            v = float(scores[s][g])
+            lines.append(f"seg{g}\t{s}\t\t{-v!r}\t{'de-en' if g % 2 else 'cs-en'}\t{v!r}")
+    return "\n".join(lines) + "\n", scores
+
+
+def test_items_are_systems_compares_mt_systems_over_segments():
+    text, scores = _segment_scores()
+    result = invoke("--items-are-systems", "--values", "score", "--higher-better", "--test", "t,wilcoxon,bootstrap",
+                    "--output-format", "jsonl", input=text)
+    assert result.exit_code == 0, result.stderr
+    rows = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [(r["system"], r["baseline"], r["measure"]) for r in rows] == [("A", "A", "score"), ("B", "A", "score"),
+                                                                          ("C", "A", "score")]
+    for row in rows:
+        assert row["value"] == pytest.approx(scores[row["system"]].mean(), rel=1e-12) and row["groups"] == 30
+    for row in rows[1:]:
+        x, b = scores[row["system"]], scores["A"]
+        assert row["p_t"] == pytest.approx(scipy_stats.ttest_rel(x, b).pvalue, rel=1e-9)
+        assert row["p_wilcoxon"] == pytest.approx(scipy_stats.wilcoxon(x, b).pvalue, rel=1e-9)
+        assert row["wins"] == int((x > b).sum()) and row["d_z"] == pytest.approx(
+            (x - b).mean() / (x - b).std(ddof=1), rel=1e-9)
+    by = invoke("--items-are-systems", "--values", "score", "--by", "lp", "--output-format", "jsonl", input=text)
+    assert [json.loads(x)["lp"] for x in by.stdout.splitlines()] == ["cs-en"] * 3 + ["de-en"] * 3
+    pred = [json.loads(x) for x in invoke("--items-are-systems", "--output-format", "jsonl",
+                                          input=text).stdout.splitlines()]
+    assert pred[0]["measure"] == "pred" and pred[0]["value"] == pytest.approx(-scores["A"].mean(), rel=1e-12)
+
+
+def test_items_are_systems_missing_cells_and_duplicates():
+    text, _ = _segment_scores(missing=True)
+    result = invoke("--items-are-systems", "--values", "score", "--test", "t", input=text)
+    assert result.exit_code == 0
+    assert "1 of 30 groups lack a value of some system" in result.stderr
+    rows = table(result.stdout)
+    assert rows[2]["groups"] == "29"
+    twice = text.replace("seg1\tB\t", "seg1\tA\t", 1)
+    result = invoke("--items-are-systems", input=twice)
+    assert result.exit_code == 1 and "item 'A' appears twice in group 'seg1'" in result.stderr
+    for args, message in ((["--values", "score"], "--values applies to --items-are-systems"),
+                          (["--items-are-systems", "--pred-columns", "a,b"], "does not apply")):
+        bad = invoke(*args, input=text)
+        assert bad.exit_code == 2 and message in bad.stderr
+
+
+def test_one_group_gives_no_bootstrap_answer(tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("group\titem\tgold\tpred\ng\tx\t1\t1\ng\ty\t2\t2\ng\tz\t3\t3\n")
+    b.write_text("group\titem\tgold\tpred\ng\tx\t1\t3\ng\ty\t2\t2\ng\tz\t3\t1\n")
+    result = invoke(str(a), str(b))
+    assert result.exit_code == 0
+    row = table(result.stdout)[1]
+    assert row["p_bootstrap"] == "nan" and row["delta_ci_low"] == "nan" and row["ci_low"] == "nan"
+    assert row["p_randomization"] == "1"  # one swap can only give ±δ
+    assert "fewer than two groups: no bootstrap interval or p_bootstrap" in result.stderr
+
+
+def test_a_prediction_of_several_runs_is_compared_on_its_mean_per_group(tmp_path):
+    paths, _, _ = _write_systems(tmp_path, noises=(0.8, 1.5, 3.0, 2.0))
+    result = invoke("--measure", "mrr", "--test", "t", "--output-format", "jsonl", paths[0],
+                    "--system", f"seeds={paths[1]},{paths[2]},{paths[3]}")
+    assert result.exit_code == 0, result.stderr
+    base, seeds = [json.loads(x) for x in result.stdout.splitlines()]
+    alone = [json.loads(x) for x in invoke("--measure", "mrr", "--test", "t", "--output-format", "jsonl",
+                                           *paths).stdout.splitlines()]
+    run_values = [r["value"] for r in alone[1:]]
+    assert seeds["system"] == "seeds" and seeds["runs"] == 3
+    assert seeds["value"] == pytest.approx(np.mean(run_values), rel=1e-12)
+    assert seeds["runs_sd"] == pytest.approx(np.std(run_values, ddof=1), rel=1e-9)
+    per_group = []
+    for path in paths:
+        out = CliRunner().invoke(main, ["mrr", "--per-group", "--output-format", "jsonl", path]).stdout
+        per_group.append([r["mrr"] for r in map(json.loads, out.splitlines()) if "group" in r])
+    mean = np.mean(per_group[1:], axis=0)
+    assert seeds["p_t"] == pytest.approx(scipy_stats.ttest_rel(mean, per_group[0]).pvalue, rel=1e-9)

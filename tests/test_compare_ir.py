@@ -37,9 +37,36 @@ def test_t_and_wilcoxon_equal_scipy(n, kind):
     assert w == ref.statistic and p == pytest.approx(ref.pvalue, rel=1e-10, abs=1e-15)
 
 
-def test_t_undefined_without_variance():
-    assert math.isnan(pq.paired_t([1, 2, 3], [0, 1, 2])[1])
-    assert math.isnan(pq.paired_t([1], [0])[1])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 13, 14, 20, 50, 51, 200])
+def test_degenerate_differences_as_scipy(n):
+    """Every difference equal: scipy's t is ±inf with p 0 (nonzero) or undefined (zero); Wilcoxon
+    with every difference zero gives p 1 — scipy too for n <= 13, NaN above (a documented difference)."""
+    import warnings
+
+    x = np.arange(n) * 0.125  # dyadic: x - shift is exactly constant
+    for shift in (0.25, -0.5):
+        b = x - shift
+        t, p = pq.paired_t(x, b)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = st.ttest_rel(x, b)
+        if n == 1:
+            assert math.isnan(p) and math.isnan(ref.pvalue)
+            continue
+        assert (t, p) == (ref.statistic, ref.pvalue) == (math.copysign(math.inf, shift), 0.0)
+    t, p = pq.paired_t(x, x)
+    assert math.isnan(t) and math.isnan(p)
+    w, p = pq.wilcoxon(x, x)
+    assert (w, p) == (0.0, 1.0)
+    if 2 <= n <= 13:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = st.wilcoxon(x, x)
+        assert (ref.statistic, ref.pvalue) == (w, p)
+    elif n >= 14:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert math.isnan(st.wilcoxon(x, x).pvalue)
 
 
 def test_wilcoxon_exact_by_enumeration():
@@ -53,18 +80,6 @@ def test_wilcoxon_exact_by_enumeration():
     extreme = sum(1 for signs in itertools.product((0, 1), repeat=len(d))
                   if min(s := sum(r for r, g in zip(ranks, signs) if g), total - s) <= lo)
     assert pq.wilcoxon(x, b)[1] == pytest.approx(extreme / 2 ** len(d), rel=1e-12)
-
-
-def test_randomization_against_exact_enumeration():
-    """With many trials the estimate is near the exact sign-flip p (2^10 patterns)."""
-    rng = np.random.default_rng(3)
-    x, b = rng.random(10), rng.random(10)
-    d = x - b
-    exact = np.mean([abs(np.dot(s, d)) >= abs(d.sum()) - 1e-12 for s in itertools.product((-1, 1), repeat=10)])
-    got = pq.randomization(x, b, 20000, seed=5)
-    assert abs(got - exact) < 4 * math.sqrt(exact * (1 - exact) / 20000) + 1e-4
-    assert pq.randomization(x, b, 500, seed=5) == pq.randomization(x, b, 500, seed=5)
-    assert pq.randomization(x, x, 99, seed=1) == 1.0  # no difference: every trial as extreme
 
 
 def _slow_holm(p):
@@ -134,8 +149,105 @@ def test_compare_usage_errors(tmp_path):
     for name in "ab":
         (tmp_path / name).write_text("group\titem\tgold\tpred\ng\tx\t1\t1\ng\ty\t2\t2\n")
     files = [str(tmp_path / "a"), str(tmp_path / "b")]
-    bad = runner.invoke(main, ["compare", "--correction", "holm", *files])
-    assert bad.exit_code == 2 and "--correction" in bad.stderr
+    assert runner.invoke(main, ["compare", "--correction", "holm", *files]).exit_code == 0  # every path
+    for args, message in ((["--baseline", "nope"], "not a compared system"),
+                          (["--baseline", files[0], "--all-pairs"], "not both"),
+                          (["--test", "t"], "per-topic values"),
+                          (["--test", "magic"], "unknown test"),
+                          (["--system", "x"], "NAME=FILE")):
+        bad = runner.invoke(main, ["compare", *args, *files])
+        assert bad.exit_code == 2 and message in bad.stderr, (args, bad.stderr)
     bad = runner.invoke(main, ["compare", "-m", "mrr,ndcg", *files])
     assert bad.exit_code == 2
     assert runner.invoke(main, ["compare", "-m", "mrr", *files]).exit_code == 0
+
+
+def _runs(tmp_path, runs=4, n_queries=30, seed=7):
+    qrels, lists = ir_data.make(seed, runs=runs, n_queries=n_queries)
+    q = tmp_path / "q"
+    ir_data.write_qrels(q, qrels)
+    paths = []
+    for i, run in enumerate(lists):
+        paths.append(tmp_path / f"r{i}")
+        ir_data.write_run(paths[-1], run)
+    return str(q), [str(p) for p in paths]
+
+
+def _per_query(runner, q, path, measure="map"):
+    out = runner.invoke(main, ["report", "--qrels", q, "-m", measure, "--per-group", "--output-format", "jsonl",
+                               path])
+    return {r["group"]: r[measure] for r in map(json.loads, out.stdout.splitlines()) if "group" in r}
+
+
+def test_several_baselines_all_pairs_and_the_family(tmp_path):
+    q, paths = _runs(tmp_path)
+    runner = CliRunner()
+    args = ["compare", "--qrels", q, "-m", "map", "--output-format", "jsonl", "--permutations", "200",
+            "--bootstrap", "200", "--correction", "holm", "--test", "t,tukey"]
+    rows = [json.loads(x) for x in runner.invoke(main, args + ["--all-pairs", *paths]).stdout.splitlines()]
+    compared = [r for r in rows if r["p_t"] is not None]
+    assert [(r["system"], r["baseline"]) for r in compared] == [
+        ("run1", "run0"), ("run2", "run0"), ("run3", "run0"), ("run2", "run1"), ("run3", "run1"), ("run3", "run2")]
+    assert {r["family"] for r in compared} == {6} and "family:all-pairs" in rows[0]["signature"]
+    assert [r["p_t_adj"] for r in compared] == pytest.approx(_slow_holm([r["p_t"] for r in compared]))
+    assert "p_tukey_adj" not in rows[0]
+    per = {p: _per_query(runner, q, p) for p in paths}
+    common = sorted(set.intersection(*(set(v) for v in per.values())))
+    from rankeval_cli.stats.tukey import tukey_hsd
+
+    expected = tukey_hsd([[per[p][k] for k in common] for p in paths]).p
+    for r in compared:
+        i, j = int(r["system"][3:]), int(r["baseline"][3:])
+        assert r["p_tukey"] == pytest.approx(expected[i, j], rel=1e-12)
+    rows = [json.loads(x) for x in runner.invoke(main, args + ["--baseline", "run2", "--baseline", paths[0],
+                                                               *paths]).stdout.splitlines()]
+    assert [(r["system"], r["baseline"]) for r in rows] == [
+        ("run2", "run2"), ("run0", "run2"), ("run1", "run2"), ("run3", "run2"),
+        ("run0", "run0"), ("run1", "run0"), ("run3", "run0")]
+
+
+def test_a_system_of_several_runs_is_compared_on_its_mean_per_query(tmp_path):
+    q, paths = _runs(tmp_path, runs=4)
+    runner = CliRunner()
+    out = runner.invoke(main, ["compare", "--qrels", q, "-m", "map", "--output-format", "jsonl", "--permutations",
+                               "100", "--bootstrap", "100", paths[0], "--system",
+                               f"seeds={paths[1]},{paths[2]},{paths[3]}"])
+    assert out.exit_code == 0, out.stderr
+    base, seeds = [json.loads(x) for x in out.stdout.splitlines()]
+    assert seeds["system"] == "seeds" and seeds["runs"] == 3 and base["runs"] == 1
+    per = [_per_query(runner, q, p) for p in paths]
+    run_values = [sum(v.values()) / len(v) for v in per[1:]]
+    assert seeds["value"] == pytest.approx(np.mean(run_values), rel=1e-12)
+    assert seeds["runs_sd"] == pytest.approx(np.std(run_values, ddof=1), rel=1e-9)
+    low, high = st.t.interval(0.95, 2, loc=np.mean(run_values), scale=st.sem(run_values))
+    assert (seeds["runs_ci_low"], seeds["runs_ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    shared = sorted(set(per[1]) & set(per[2]) & set(per[3]) & set(per[0]))
+    mean = [np.mean([p[k] for p in per[1:]]) for k in shared]
+    assert seeds["p_t"] == pytest.approx(st.ttest_rel(mean, [per[0][k] for k in shared]).pvalue, rel=1e-9)
+
+
+def test_identical_output_for_any_jobs(tmp_path):
+    q, paths = _runs(tmp_path, runs=3)
+    args = ["compare", "--qrels", q, "-m", "map,P_10", "--test", "t,randomization,bootstrap,randomized-tukey",
+            "--all-pairs", "--permutations", "600", "--bootstrap", "700", *paths]
+    one = CliRunner().invoke(main, args + ["--jobs", "1"])
+    two = CliRunner().invoke(main, args + ["--jobs", "2"])
+    assert one.exit_code == 0 and one.stdout == two.stdout
+
+
+def test_table_of_a_corrected_comparison(tmp_path):
+    q, paths = _runs(tmp_path, runs=3)
+    runner = CliRunner()
+    summary = tmp_path / "cmp.tsv"
+    out = runner.invoke(main, ["compare", "--qrels", q, "-m", "map", "--correction", "bonferroni", "--test", "t",
+                               "-o", str(summary), *paths])
+    assert out.exit_code == 0, out.stderr
+    rows = [r.split("\t") for r in summary.read_text().splitlines()]
+    header = rows[0]
+    p_adj = {r[0]: r[header.index("p_t_adj")] for r in rows[1:]}
+    table = runner.invoke(main, ["table", str(summary)]).stdout.splitlines()
+    for line in table[2:5]:
+        name = line.split("|")[1].strip()
+        marked = "†" in line
+        assert marked == (p_adj[name] != "" and float(p_adj[name]) < 0.05), line
+    assert "Bonferroni-adjusted over the 2 comparisons" in table[6]

@@ -41,6 +41,8 @@ CASES = {
     ("aggregate",): ["--method", "kemeny", *CI],
     ("correlate",): CI,
     ("learn", "cv"): ["--model", "listnet", "--folds", "4", "--features", "f*", "--seed", "5"],
+    ("compare",): ["--pred-columns", "pred,f1,f2", "--measure", "ndcg", "--all-pairs", "--by", "lp", "--test",
+                   "t,bootstrap,randomization,randomized-tukey", "--bootstrap", "300", "--permutations", "300"],
 }
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
 

@@ -81,6 +81,12 @@ VARIATIONS = {
         "depth": (IR_COMPARE, IR_COMPARE + ["--depth", "5"]),
         "all_queries": (IR_COMPARE, IR_COMPARE + ["--all-queries"]),
         "correction": (IR_COMPARE, IR_COMPARE + ["--correction", "holm"]),
+        "tests": ([], ["--test", "randomization"]),
+        "baselines": ([], ["--baseline", "p2"]),
+        "all_pairs": (["--pred-columns", "pred,p1,p2"], ["--pred-columns", "pred,p1,p2", "--all-pairs"]),
+        "system_specs": (IR_COMPARE, IR_COMPARE + ["--system", f"both={TREC[1]},{TREC[2]}"]),
+        "items_are_systems": ([], ["--items-are-systems"]),
+        "value_column": (["--items-are-systems"], ["--items-are-systems", "--values", "p1"]),
     },
 }
 POSITION = {
@@ -111,7 +117,8 @@ def _command(name: str) -> click.Command:
 
 def _rows(name: str, args: list[str]) -> dict[str, dict]:
     """Summary rows by measure (and system, for compare), from TSV output."""
-    args = (BASE_ARGS.get(name, []) if "--qrels" not in args else []) + args
+    own_input = "--qrels" in args or "--items-are-systems" in args  # compare's other inputs need no columns
+    args = (BASE_ARGS.get(name, []) if not own_input else []) + args
     # compare's options override its base ones: later values win in click
     result = CliRunner().invoke(main, [name, *args], input=DATA)
     assert result.exit_code == 0, (name, args, result.output)

@@ -84,7 +84,11 @@ def test_table_gathers_runs_with_intervals_and_significance(tmp_path):
     compare.write_text("system\tbaseline\tmeasure\tvalue\tp_randomization\tsignature\n"
                        "x\tx\ttau_micro\t0.5\t\ts\ny\tx\ttau_micro\t0.25\t0.01\ts\nz\tx\ttau_micro\t0.125\t0.2\ts\n")
     rows = invoke("table", compare).stdout.splitlines()
-    assert rows[3] == "| y | x | 0.2500† |" and rows[4] == "| z | x | 0.1250 |"
+    # one row per system (the baseline is in the legend), the best value in bold
+    assert rows[:5] == ["| system | tau_micro |", "|---|---:|", "| x | **0.5000** |", "| y | 0.2500† |",
+                        "| z | 0.1250 |"]
+    assert rows[6] == "† p < 0.05 against x (paired randomization test, not adjusted for multiple comparisons). " \
+                      "Bold: the highest value of each column."
 
 
 def test_table_marks_clusters_and_counts(tmp_path):
@@ -154,3 +158,58 @@ def test_latex_writes_less_than_in_math_mode():
     with RecordWriter(out, "latex") as writer:
         writer.write({"system": "a", "p_randomization": 0.0, "signature": "s"})
     assert "$<$ 0.001" in out.getvalue() and "% signature: s" in out.getvalue()
+
+
+COMPARED = ("system\tbaseline\tmeasure\tvalue\tgroups\tdelta\td_z\tes_e\tp_t\tp_randomization\tp_t_adj\t"
+            "p_randomization_adj\tfamily\tsignature\n"
+            "b\tb\tmap\t0.25\t50\t\t\t\t\t\t\t\t\tmap|correction:holm|family:baseline\n"
+            "x\tb\tmap\t0.31\t50\t0.06\t0.5\t0.7\t0.001\t0.04\t0.002\t0.08\t2\tmap|correction:holm|family:baseline\n"
+            "y\tb\tmap\t0.2\t50\t-0.05\t-0.3\t-0.6\t0.03\t0.02\t0.06\t0.04\t2\tmap|correction:holm|family:baseline\n")
+
+
+def test_table_marks_the_corrected_p_of_the_chosen_test(tmp_path):
+    path = tmp_path / "cmp.tsv"
+    path.write_text(COMPARED)
+    rows = invoke("table", path).stdout.splitlines()  # default: the first adjusted column, p_t_adj
+    assert rows[2:5] == ["| b | 0.2500 |", "| x | **0.3100**† |", "| y | 0.2000 |"]
+    assert rows[6].startswith("† p < 0.05 against b (paired t-test, Holm-adjusted over the 2 comparisons of "
+                              "each measure).")
+    rows = invoke("table", "--test", "randomization", path).stdout.splitlines()
+    assert rows[2:5] == ["| b | 0.2500 |", "| x | **0.3100** |", "| y | 0.2000† |"]  # 0.08 and 0.04 (adjusted)
+    rows = invoke("table", "--test", "t", "--alpha", "0.1", "--best", "none", "--effect", "es_e", path).stdout
+    assert "| x | 0.3100† (+0.7000) |" in rows and "| y | 0.2000† (−0.6000) |".replace("−", "-") in rows
+    assert "In parentheses: Sakai's ES_E against b (mean difference" in rows
+
+
+def test_table_refuses_input_without_the_columns_it_needs(tmp_path):
+    path = tmp_path / "cmp.tsv"
+    path.write_text(COMPARED)
+    result = invoke("table", "--test", "wilcoxon", path)
+    assert result.exit_code == 1
+    assert result.stderr == (f"rankeval: {path}:2: no column p_wilcoxon (p-values here: p_t, p_randomization); "
+                             "run compare with --test wilcoxon\n")
+    result = invoke("table", "--effect", "g_z", path)
+    assert result.exit_code == 1 and "no column g_z" in result.stderr and result.stderr.count("\n") == 1
+    bare = tmp_path / "bare.tsv"
+    bare.write_text("system\tmeasure\tsignature\nx\tmap\ts\n")
+    result = invoke("table", bare)
+    assert result.exit_code == 1 and result.stderr.startswith(f"rankeval: {bare}:2: no value column")
+
+
+def test_table_letters_for_several_baselines_in_markdown_and_latex(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    sig = "map|correction:bh|family:all-pairs"
+    path.write_text("system\tbaseline\tmeasure\tvalue\tp_t\tp_t_adj\tfamily\tsignature\n"
+                    f"a\ta\tmap\t0.2\t\t\t\t{sig}\nb\ta\tmap\t0.3\t0.01\t0.02\t3\t{sig}\n"
+                    f"c\ta\tmap\t0.35\t0.001\t0.003\t3\t{sig}\nb\tb\tmap\t0.3\t\t\t\t{sig}\n"
+                    f"c\tb\tmap\t0.35\t0.3\t0.3\t3\t{sig}\n")
+    rows = invoke("table", path).stdout.splitlines()
+    assert rows[2:5] == ["| a | 0.2000 |", "| b | 0.3000<sup>a</sup> |", "| c | **0.3500**<sup>a</sup> |"]
+    assert rows[6] == ("Letters: p < 0.05 against that system, a = a, b = b (paired t-test, Benjamini-Hochberg-"
+                       "adjusted over the 3 comparisons of each measure: all pairs). Bold: the highest value of "
+                       "each column.")
+    latex = invoke("table", "--output-format", "latex", path).stdout
+    assert "c & \\textbf{0.3500}$^{\\mathrm{a}}$ \\\\" in latex
+    assert "{\\footnotesize Letters: $p<0.05$ against that system, a = a, b = b (paired t-test" in latex
+    tsv = invoke("table", "--output-format", "tsv", path).stdout.splitlines()
+    assert tsv[1:] == ["a\t0.2000", "b\t0.3000 [a]", "c\t0.3500 [a]"]

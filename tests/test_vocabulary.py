@@ -205,6 +205,7 @@ OUTPUT_RUNS = {
     "compare": [["--pred-columns", "pred,pred", *FEW, "--permutations", "20"],
                 ["--qrels", QRELS, "--permutations", "20", "--correction", "holm", RUN, RUN2]],
     "meta-eval": [["--mtme", MTME, "--permutations", "10"]],
+    "power": [["--qrels", QRELS, "-m", "map", "--difference", "0.05", RUN, RUN2]],
     "learn cv": [["--objective", "ranksvm", "--features", "tgt@unk,tgt@length", "--folds", "2", JCML]],
     "learn features": [["--no-bleu", "--intra-set", "tgt@unk", JCML]],
     "learn predict": [["--model", "{model}", JCML]],
@@ -216,8 +217,9 @@ JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
         [("J1", "A", "s1", 80), ("J1", "B", "s1", 60), ("J2", "A", "s2", 70), ("J2", "B", "s2", 50),
          ("J1", "C", "s1", 40), ("J2", "C", "s2", 30)])))
 INPUTS = {("aggregate", "--method", "z-score"): JUDGMENTS}
-#: commands that write no records: a model file, a figure, a shell script, a group's help.
-NO_RECORDS = {"learn train", "plot", "completion", "learn"}
+#: commands that write no records: a model file, a figure, a shell script, a group's help, and
+#: trec_eval's own output format (byte for byte, its names).
+NO_RECORDS = {"learn train", "plot", "completion", "learn", "trec_eval", "trec-eval"}
 #: commands whose output is a stream of groups (checked for the canonical head only).
 STREAMS = {"convert", "normalize", "learn cv", "learn features", "learn predict"}
 

@@ -44,9 +44,9 @@ def measure_option(help_text: str):
 
 
 def _complete_measure(ctx, param, incomplete):
-    from ..measures.ir import NAMES
+    from ..measures.trec.names import vocabulary
 
-    return [n for n in NAMES if n.startswith(incomplete)]
+    return [n for n in vocabulary() if n.startswith(incomplete)]
 
 
 def no_by(by) -> None:
@@ -60,18 +60,16 @@ def is_trec_stream(batch) -> bool:
 
 
 def parse_measures(names, default=DEFAULT_MEASURES):
-    """IR measures of the names (``-m``, comma lists); a name that is not one is a usage error."""
-    from ..measures.ir import parse, split_names
+    """IR measures of the names (``-m``, comma lists; trec_eval and ir_measures spellings,
+    sets and parameter lists expand to several); a name that is not one is a usage error
+    naming the nearest known names."""
+    from ..ir.evaluate import measures_of
+    from ..measures.trec.names import UnknownMeasure, split_names
 
-    names = split_names(names) or list(default)
-    out = []
-    for name in names:
-        measure = parse(name)
-        if measure is None:
-            raise click.BadParameter(f"{name!r} is not an IR measure (trec_eval or ir_measures name, e.g. map, "
-                                     "P_10, ndcg_cut_10, nDCG@10, AP, RR@10, ERR@20)", param_hint="'-m'")
-        out.append(measure)
-    return out
+    try:
+        return measures_of(split_names(names) or list(default))
+    except UnknownMeasure as exc:
+        raise click.BadParameter(str(exc), param_hint="'-m'") from None
 
 
 def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
@@ -141,7 +139,7 @@ def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names
     """
     import itertools
 
-    from ..measures.ir import parse, split_names
+    from ..measures.trec.names import split_names
 
     if qrels:
         return True, None
@@ -151,8 +149,17 @@ def route(files, qrels, names, input_format="auto", exclude_systems=(), mt_names
     rest = batches if first is None else itertools.chain([first], batches)
     if first is not None and is_trec_stream(first):
         return True, rest
-    ir_only = [n for n in names if parse(n) is not None and n not in mt_names]
+    ir_only = [n for n in names if n not in mt_names and _is_ir_name(n)]
     return bool(ir_only) or output_format == "trec", rest
+
+
+def _is_ir_name(name: str) -> bool:
+    from ..measures.trec.names import UnknownMeasure, parse
+
+    try:
+        return bool(parse(name))
+    except UnknownMeasure:
+        return False
 
 
 def stream_files(batches):
@@ -173,15 +180,13 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
                    rel_max=None, by=()):
     """The IR path of mrr, ndcg, err and rankdcg: returns None when it ran, else the
     batches (already opened) for the command's own path."""
-    from ..measures.ir import parse
-
     is_ir, batches = route(files, qrels, (), input_format, exclude_systems, output_format=output_format)
     if not is_ir:
         return batches
     no_by(by)
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
                         gain=gain, rel_max=rel_max, higher_better=scores)
-    run_ir([parse(measure)], files=files if batches is None else stream_files(batches), qrels=qrels,
+    run_ir(parse_measures([measure]), files=files if batches is None else stream_files(batches), qrels=qrels,
            output=output, output_format=output_format, per_group=per_group, settings=settings,
            input_format=input_format, exclude_systems=exclude_systems, ci=ci, bootstrap=bootstrap, seed=seed)
     return None
@@ -191,50 +196,88 @@ COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
 
 
 def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
-                 rel_max, higher_better, input_format, exclude_systems, permutations, seed, correction):
-    """compare with TREC input: every run against the first, per measure."""
-    from ..ir.compare import aligned, common_queries
-    from ..measures.ir import summary_value
-    from ..stats import paired_queries as pq
+                 rel_max, higher_better, input_format, exclude_systems, stats, baselines=(), all_pairs=False,
+                 system_specs=()):
+    """compare with TREC input: the runs (or systems of several runs) compared per measure by
+    :func:`rankeval_cli.stats.pairwise.compare`, written by :mod:`._comparison`."""
+    from ..stats import pairwise
+    from . import _comparison
 
     measures = parse_measures(names, COMPARE_MEASURES)
+    summed = [m.name for m in measures if m.summed]
+    if summed:
+        raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "
+                                 "values from 'rankeval report --per-group'", param_hint="'-m'")
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
                         rel_max=rel_max, higher_better=higher_better)
-    runs = evaluate_runs(files, qrels, measures, settings, input_format=input_format,
-                         exclude_systems=exclude_systems)
-    if len(runs) < 2:
-        raise click.UsageError("compare needs two or more runs (the first is the baseline)")
-    base = runs[0]
+    systems, aliases = run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs)
+    if len(systems) < 2:
+        raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
+    labels = [name for name, _ in systems]
+    pairs = _comparison.resolve_pairs(labels, baselines, all_pairs, aliases)
     records = []
     for m in measures:
-        rows = []
-        for run in runs:
-            value = summary_value(m, run.values(m.name))
-            row = {"system": run.label, "baseline": base.label, "measure": m.name, "value": value}
-            common = common_queries(run, base)
-            x = aligned(run, m.name, common)
-            b = aligned(base, m.name, common)
-            row["delta"] = value - summary_value(m, base.values(m.name))
-            if run is base:
-                row.update(groups=len(common), wins=None, ties=None, losses=None, p_t=None, p_wilcoxon=None,
-                           p_randomization=None)
-            else:
-                wins, ties, losses = pq.wins_ties_losses(x, b)
-                row.update(groups=len(common), wins=wins, ties=ties, losses=losses, p_t=pq.paired_t(x, b)[1],
-                           p_wilcoxon=pq.wilcoxon(x, b)[1], p_randomization=pq.randomization(x, b, permutations,
-                                                                                             seed))
-            rows.append(row)
-        if correction != "none":
-            for test in ("p_t", "p_wilcoxon", "p_randomization"):
-                others = rows[1:]
-                adjusted = pq.correct([r[test] for r in others], correction)
-                rows[0][f"{test}_adj"] = None
-                for r, p in zip(others, adjusted):
-                    r[f"{test}_adj"] = p
-        for row in rows:
-            row["signature"] = settings.signature(m, test="t,wilcoxon,randomization", permutations=permutations,
-                                                  seed=seed, correction=None if correction == "none" else correction)
-            records.append(row)
+        matrix = system_matrix(systems, m, settings)
+        outcome = pairwise.compare(matrix, pairs, stats)
+        signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels, baselines, all_pairs))
+        records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
 
+
+def run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs):
+    """[(name, [RunValues])]: every run file (or run of a stream) on its own, then each --system of
+    several runs; and {file name: index} for the runs named by their tag."""
+    from . import _comparison
+
+    specs = _comparison.parse_system_specs(system_specs)
+    if specs and isinstance(files, _Opened):
+        raise click.UsageError("--system names run files: give the runs as files with --qrels, not as a stream")
+    spec_files = [path for _, paths in specs for path in paths]
+    runs = evaluate_runs(list(files) + spec_files if not isinstance(files, _Opened) else files, qrels, measures,
+                         settings, input_format=input_format, exclude_systems=exclude_systems)
+    single = runs[:len(runs) - len(spec_files)]
+    grouped, start = [], len(single)
+    for name, paths in specs:
+        grouped.append((name, runs[start:start + len(paths)]))
+        start += len(paths)
+    systems = [(run.label, [run]) for run in single] + grouped
+    aliases = {run.source: i for i, (_, group) in enumerate(systems[:len(single)]) for run in group
+               if getattr(run, "source", None)}
+    _warn_partial_topics(systems)
+    return systems, aliases
+
+
+def system_matrix(systems, measure, settings):
+    """:class:`~rankeval_cli.stats.pairwise.Systems` of one measure: per system the per-query values
+    (the mean over its runs) on every query any system has, NaN where it has none."""
+    import numpy as np
+
+    from ..ir.summaries import summary_value
+    from ..stats import pairwise
+    from ..stats.effect import runs_summary
+    from ..stats.resample import MeanStat
+
+    qids = sorted({q for _, group in systems for run in group for q in run.qids}, key=lambda q: q.encode("utf-8"))
+    where = {q: i for i, q in enumerate(qids)}
+    raws, values, runs = [], [], []
+    for _, group in systems:
+        per_run = np.full((len(group), len(qids)), np.nan)
+        for r, run in enumerate(group):
+            per_run[r, [where[q] for q in run.qids]] = run.values(measure.name)
+        raws.append(per_run.mean(axis=0))  # NaN where a run lacks the query
+        run_values = [summary_value(measure, run, settings) for run in group]
+        values.append(run_values[0] if len(group) == 1 else float(np.mean(run_values)))
+        runs.append(runs_summary(run_values) if len(group) > 1 else None)
+    return pairwise.Systems([name for name, _ in systems], MeanStat(), raws, values, runs=runs)
+
+
+def _warn_partial_topics(systems) -> None:
+    """A note on stderr when runs hold different queries: pairs use the queries both have."""
+    sets = [set(run.qids) for _, group in systems for run in group]
+    union = set().union(*sets)
+    common = set.intersection(*sets) if sets else set()
+    if len(common) < len(union):
+        _common.warn(f"the runs hold {len(union)} queries, {len(common)} of them in every run: each pair is "
+                     "compared on the queries both have, a system of several runs on the queries all its runs "
+                     "have, ES_E and Tukey's HSD on the queries every run has")

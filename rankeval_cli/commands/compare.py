@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _ir
+from . import _ci, _common, _comparison, _ir
 from .tau import variant_option
 
 MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
@@ -20,22 +20,23 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
-              help="Measure [default: tau; TREC: map, ndcg_cut_10, ...]\f"
+              help="Measure [default: tau; TREC: map, P_10, ...]\f"
                    "The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
                    "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
 @_ir.ir_options
-@click.option("--correction", type=click.Choice(("none", "holm", "bonferroni")), default="none", show_default=True,
-              metavar="METHOD",
-              help="TREC: adjust p-values (p_*_adj) [default: none]\f"
-                   "TREC input: adjust each measure's p-values for the comparisons with the baseline (Holm 1979 "
-                   "or Bonferroni); adds p_*_adj columns.")
+@_comparison.statistics_options
 @click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="C1,C2,...",
               help="Columns of one stream to compare\f"
                    "Compare these columns of one stream (the first is the baseline) instead of the pred column "
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
+@click.option("--items-are-systems", "items_are_systems", is_flag=True,
+              help="The items of each group are the systems\f"
+                   "The items of each group are the systems (MT systems of a segment).")
+@click.option("--values", "value_column", default=None, metavar="COLUMN",
+              help="--items-are-systems: the values [default: pred].")
 @variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
                                         "tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
@@ -60,7 +61,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
 @click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="err: denominator, as in rankeval err\f"
+              help="err: denominator [default: n; grades: scale:4]\f"
                    "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
 @_common.by_option("One comparison per value of this column\f"
                    "One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
@@ -80,78 +81,56 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
-            permutations, seed, qrels, rel_level, depth, all_queries, correction):
-    """Compare predictions of the same gold: values, differences, intervals and
-    p-values, paired by group (MT segments, IR queries with --qrels).
+            permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
+            system_specs, items_are_systems, value_column):
+    """Compare systems on the same groups (MT segments, IR queries with --qrels):
+    values, differences, effect sizes, p-values.
 
-    The inputs are either two or more files holding the same groups and items
-    in the same order with the same gold (the first file is the baseline), or
-    one stream with --pred-columns naming the prediction columns (the first is
-    the baseline). Anything else (a group or item missing, in another order, a
-    different gold value) is an error naming the file, line and group.
-
-    One row per prediction: its score (exactly as the measure's own command
-    computes it) with a percentile bootstrap interval (ci_low, ci_high); for
-    every prediction but the baseline, the difference to the baseline (delta =
-    value - baseline value), its interval, and two p-values for "no
-    difference":
-
-    \b
-      p_bootstrap      paired bootstrap over groups (Koehn 2004): every replicate
-                       resamples the groups once for all predictions;
-                       p = (1 + #{|d* - d| >= |d|}) / (1 + N), the share of
-                       replicates whose difference d*, shifted to the null,
-                       is at least as far from 0 as the observed d
-                       (for d > 0: d* <= 0, its sign flips, or d* >= 2d)
-      p_randomization  paired approximate randomization (Riezler & Maxwell 2005):
-                       each group's statistics of the two predictions (for
-                       micro tau its pair counts) are swapped with
-                       probability 1/2; p = (1 + #{|D*| >= |d|}) / (1 + R)
-
-    Differences within 1e-9 count as equal. The p-values are two-sided; with
-    several predictions, each is a separate test against the baseline (no
-    correction for multiple comparisons). A prediction's row does not depend
-    on which other predictions are compared: every run draws the same groups
-    (and swaps) for a given --seed and number of groups.
-
-    With --qrels FILE the FILES are TREC runs (or the input is a stream of
-    'rankeval convert --from trec'), the first the baseline: per measure and
-    run, the mean, the difference to the baseline, wins/ties/losses over the
-    queries both have, and p-values of a paired t-test, a Wilcoxon signed-rank
-    test and a randomization test (--permutations, --seed), adjusted with
-    --correction holm|bonferroni across the runs.
+    Systems are predictions of the same gold (two or more FILES holding the
+    same groups and items, or --pred-columns of one stream), TREC runs
+    (--qrels), or the items of every group (--items-are-systems: MT systems
+    scored per segment); --system NAME=F1,F2 makes one system of several runs.
+    Each is compared with the first (--baseline, repeatable; or --all-pairs):
+    delta and its bootstrap and t intervals, d_z, g_z, Sakai's ES_E, and the
+    p-values of --test, adjusted over the measure's comparisons by
+    --correction. Definitions: docs/significance.md.
 
     \b
     Examples:
-      rankeval compare --measure mrr baseline.tsv system2.tsv system3.tsv
-      rankeval compare --pred-columns unk,length examples/wmt10-de-en.xf.jcml
-      rankeval compare --qrels examples/trec/qrels.txt -m map,nDCG@10 \\
-        --correction holm examples/trec/bm25.run examples/trec/dense.run
+      rankeval compare --measure mrr base.tsv sys2.tsv sys3.tsv
+      rankeval compare --qrels q.txt -m map --correction holm a.run b.run
+      rankeval compare --qrels q.txt --all-pairs --test tukey a.run b.run c.run
 
     \b
     More examples:
-      rankeval compare --measure ndcg --k 10 --relevance grades --higher-better \\
-        --pred-columns bm25,dense run.tsv
+      rankeval convert --from wmt-scores chrF.seg.score.gz | rankeval compare \\
+        --items-are-systems --values score --higher-better --by lp
     """
     from ..stats.systems import Scorer
 
     names = [n for value in measure for n in value.split(",") if n.strip()]
+    if value_column is not None and not items_are_systems:
+        raise click.UsageError("--values applies to --items-are-systems")
+    if items_are_systems:
+        stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
+                                        permutations=permutations, seed=seed, correction=correction)
+        _compare_items(files, input_format, exclude_systems, value_column or "pred", higher_better, by, stats,
+                       baselines, all_pairs, output, output_format, others=dict(
+                           measure=names, qrels=qrels, pred_columns=pred_columns, system=system_specs))
+        return
     is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
         if pred_columns is None else (False, None)
     if is_ir:
-        from ..pipeline import phase
-
         _ir.no_by(by)
-        with phase("paired tests of the runs"):
-            _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
-                             output=output, output_format=output_format, tie_policy=tie_policy,
-                             rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
-                             rel_max=rel_max, higher_better=higher_better, input_format=input_format,
-                             exclude_systems=exclude_systems, permutations=permutations, seed=seed,
-                             correction=correction)
+        stats = _comparison.settings_of(tests, _comparison.DEFAULT_IR_TESTS, level=ci, bootstrap=bootstrap,
+                                        permutations=permutations, seed=seed, correction=correction)
+        _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
+                         output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
+                         depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
+                         higher_better=higher_better, input_format=input_format,
+                         exclude_systems=exclude_systems, stats=stats, baselines=baselines, all_pairs=all_pairs,
+                         system_specs=system_specs)
         return
-    if correction != "none":
-        raise click.UsageError("--correction applies to TREC input (--qrels): several runs, several tests")
     if len(names) > 1 or (names and names[0] not in MEASURES):
         raise click.BadParameter(f"one of {', '.join(MEASURES)} (IR measures need TREC input: --qrels)",
                                  param_hint="'--measure'")
@@ -162,9 +141,10 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         if given[option] is not None and measure not in measures:
             flag = "--tau-variant" if option == "variant" else "--" + option.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --measure {' or '.join(measures)}, not {measure}")
-    if pred_columns is not None and len(files) > 1:
-        raise click.UsageError("--pred-columns compares columns of one input; give at most one file")
-    if pred_columns is None and len(files) < 2:
+    specs = _comparison.parse_system_specs(system_specs)
+    if pred_columns is not None and (len(files) > 1 or specs):
+        raise click.UsageError("--pred-columns compares columns of one input; give at most one file and no --system")
+    if pred_columns is None and len(files) + len(specs) < 2:
         raise click.UsageError("give two or more files to compare (the first is the baseline), "
                                "or one stream with --pred-columns COL1,COL2")
 
@@ -173,23 +153,68 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     spec, settings = _measure_spec(measure, relevance, higher_better, given)
     default_higher = higher_better
     if pred_columns is None:
-        names = list(files)
-        directions = [default_higher] * len(names)
-        parts = _score_files(files, input_format, exclude_systems, spec, directions, by)
+        paths = list(files) + [path for _, group in specs for path in group]
+        groups, start = [(f, [i]) for i, f in enumerate(files)], len(files)
+        for name, group in specs:
+            groups.append((name, list(range(start, start + len(group)))))
+            start += len(group)
+        directions = [default_higher] * len(paths)
+        parts = _score_files(paths, input_format, exclude_systems, spec, directions, by)
     else:
         parts = _score_columns(files, input_format, exclude_systems, spec, pred_columns, default_higher, by)
-        names = [s.column or s.name for s in pred_columns]
+        groups = [(s.column or s.name, [i]) for i, s in enumerate(pred_columns)]
         directions = [default_higher if s.higher_better is None else s.higher_better for s in pred_columns]
+    names = [name for name, _ in groups]
     if not by and not parts:
-        parts[()] = [Scorer(spec) for _ in names]
-    resampling = dict(ci=repr(float(ci)), bootstrap=bootstrap, permutations=permutations, seed=seed)
+        parts[()] = [Scorer(spec) for _ in directions]
+    stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
+                                    permutations=permutations, seed=seed, correction=correction)
+    pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
     settings = dict(settings, exclude=_ci.exclusion(exclude_systems))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         for key, scorers in parts.items():
             results = [s.result() for s in scorers]
-            rows = _rows(spec, settings, scorers, results, names, directions, resampling)
+            rows = _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines, all_pairs)
             writer.write_many(keyed(row, by, key) for row in rows)
-            _warn_counts(names, results, spec.missing_pred, dict(zip(by, key)))
+            _warn_counts(paths if pred_columns is None else names, results, spec.missing_pred,
+                         dict(zip(by, key)))
+            if results and min(r["groups"] for r in results) < 2 and stats.bootstrap:
+                _common.warn("fewer than two groups: no bootstrap interval or p_bootstrap (a resample of one "
+                             "group is the group itself)")
+
+
+def _compare_items(files, input_format, exclude_systems, column, higher_better, by, stats, baselines, all_pairs,
+                   output, output_format, others):
+    """--items-are-systems: the items of every group compared on their values over the groups."""
+    from ..partition import keyed
+    from ..stats import pairwise
+    from ..stats.resample import MeanStat
+    from ..summary import signature
+
+    given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
+    if given:
+        raise click.UsageError(f"{given[0]} does not apply to --items-are-systems (the items are the systems, "
+                               "their pred values the values compared)")
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems, column,
+                                                              by).items():
+            values = [_mean(row) for row in matrix]
+            systems = pairwise.Systems(names, MeanStat(), list(matrix), values, higher_better=higher_better)
+            pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
+            outcome = pairwise.compare(systems, pairs, stats)
+            sig = signature("items", values=column, higher_better=higher_better,
+                            **_comparison.signature_fields(stats, pairs, names, baselines, all_pairs))
+            writer.write_many(keyed(row, by, key)
+                              for row in _comparison.records(outcome, systems, stats, column, sig))
+
+
+def _mean(values) -> float:
+    import math
+
+    import numpy as np
+
+    v = values[np.isfinite(values)]
+    return math.fsum(v.tolist()) / len(v) if len(v) else math.nan
 
 
 def _measure_spec(measure, relevance, scores, given):
@@ -255,33 +280,33 @@ def _score_columns(files, input_format, exclude_systems, spec, systems, default_
     return parts
 
 
-def _rows(spec, settings, scorers, results, names, directions, resampling):
-    """One record per system: score, interval, difference to the baseline, p-values, signature."""
-    from ..stats.paired import compare
+def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines=(), all_pairs=False):
+    """One record per system and per compared pair (:func:`rankeval_cli.stats.pairwise.compare`)."""
+    import numpy as np
+
+    from ..stats import pairwise
+    from ..stats.effect import runs_summary
     from ..summary import signature
 
-    from ..pipeline import phase
-
-    with phase("paired bootstrap and randomization"):
-        found = compare(spec.stat(), [s.raw() for s in scorers], level=float(resampling["ci"]),
-                        bootstrap=resampling["bootstrap"], permutations=resampling["permutations"],
-                        seed=resampling["seed"])
-    base = results[0]["value"]
-    rows = []
-    for j, (name, result, comparison, higher) in enumerate(zip(names, results, found, directions)):
-        first = j == 0
-        rows.append({
-            "system": name, "baseline": names[0], "measure": spec.label, "value": result["value"],
-            "ci_low": comparison.ci_low, "ci_high": comparison.ci_high,
-            "delta": None if first else result["value"] - base,
-            "delta_ci_low": None if first else comparison.delta_ci_low,
-            "delta_ci_high": None if first else comparison.delta_ci_high,
-            "p_bootstrap": None if first else comparison.p_bootstrap,
-            "p_randomization": None if first else comparison.p_randomization,
-            "groups": result["groups"] - result["undefined"], "undefined": result["undefined"],
-            "signature": signature(spec.name, **settings, pred="higher" if higher else "lower", **resampling),
-        })
-    return rows
+    names = [name for name, _ in groups]
+    raws, values, counts, runs, undefined = [], [], [], [], {}
+    for i, (_, members) in enumerate(groups):
+        member_raws = [scorers[j].raw() for j in members]
+        raws.append(member_raws[0] if len(members) == 1 else np.mean(np.stack(member_raws), axis=0))
+        member_values = [results[j]["value"] for j in members]
+        values.append(member_values[0] if len(members) == 1 else float(np.mean(member_values)))
+        counts.append(results[members[0]]["groups"] - results[members[0]]["undefined"])  # the groups averaged
+        runs.append(runs_summary(member_values, stats.level) if len(members) > 1 else None)
+        undefined[i] = {"undefined": results[members[0]]["undefined"]}
+    systems = pairwise.Systems(names, spec.stat(), raws, values, groups=counts, runs=runs)
+    try:
+        outcome = pairwise.compare(systems, pairs, stats)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    fields = _comparison.signature_fields(stats, pairs, names, baselines, all_pairs)
+    signatures = [signature(spec.name, **settings, pred="higher" if directions[members[0]] else "lower", **fields)
+                  for _, members in groups]
+    return _comparison.records(outcome, systems, stats, spec.label, signatures.__getitem__, undefined)
 
 
 def _warn_counts(names, results, missing_rule: str, where: dict | None = None) -> None:

@@ -119,7 +119,7 @@ def _mt_names(k) -> tuple:
 
 def _wanted_rows(measures, mt_names):
     """The MT rows -m names (None = all); an unknown name is a usage error."""
-    from ..measures.ir import split_names
+    from ..measures.trec.names import split_names
 
     names = split_names(measures)
     if not names:

@@ -58,11 +58,18 @@ def _ci_level(ctx, param, value):
 @click.option("--ci", "show_ci", default=None, metavar="LEVEL", callback=_ci_level,
               help="Show each value's interval [ci_low, ci_high]; the summaries' intervals must be at this "
                    "level (their signature's ci:LEVEL).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
-              help="Mark a value whose p-value (compare's p_randomization, correlate's p_independence, ...) is below "
-                   "this: a dagger in markdown and latex, * in tsv/jsonl.")
+@click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True), default=0.05, show_default=True,
+              help="Mark a value whose p-value is below this: a dagger in markdown and latex, * in tsv/jsonl; "
+                   "with several baselines, the letters of those it differs from.")
+@click.option("--test", default=None, metavar="NAME",
+              help="compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
+                   "corrected them) [default: the first adjusted p column, else the first p column].")
+@click.option("--best", type=click.Choice(("auto", "high", "low", "none")), default="auto", show_default=True,
+              help="Bold the best value of each column: high, low or none; auto = high for compare summaries.")
+@click.option("--effect", type=click.Choice(("delta", "d_z", "g_z", "es_e")), default=None,
+              help="compare summaries: show this effect size against the (first) baseline in parentheses.")
 @_common.handle_errors
-def command(files, output, output_format, digits, labels, value_column, show_ci, alpha):
+def command(files, output, output_format, digits, labels, value_column, show_ci, alpha, test, best, effect):
     """Gather the summaries of several runs into one table: a row per run,
     system or metric, a column per measure.
 
@@ -74,31 +81,39 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     aggregate table gives one column per file. Significance is marked where the
     summaries carry it: the best cluster in bold and each value's cluster as a
     superscript (aggregate --ci), a dagger where p < --alpha (compare,
-    correlate). Signatures are listed under the table, one per measure.
+    correlate). A compare summary gives one row per system; with several
+    baselines (or --all-pairs) each gets a letter and a cell lists the letters
+    of the baselines it differs from. A legend (test, correction, family, alpha)
+    and the signatures follow a Markdown or LaTeX table.
 
     \b
     Examples:
       rankeval ndcg --by lp a.tsv > a.ndcg; rankeval ndcg --by lp b.tsv > b.ndcg
       rankeval table --label baseline --label new a.ndcg b.ndcg
-      rankeval report run.tsv | rankeval table --output-format latex --digits 3
+      rankeval compare --qrels q.txt -m map,P_10 --correction holm b.run x.run > c
+      rankeval table --test t --effect es_e --output-format latex c
     """
     from ..formats.summaries import OLD_COLUMNS
-    from ..gather import gather, table_records
+    from ..gather import Style, gather, legend, table_records
     from ..summary import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
     names = list(labels) or [_stem(f) for f in files]
-    table = gather(files, names, OLD_COLUMNS.get(value_column, value_column))
+    table = gather(files, names, OLD_COLUMNS.get(value_column, value_column), test, effect)
     if show_ci not in (None, "any"):
         _check_level(table.signatures, show_ci)
     markup = output_format if output_format in ("markdown", "latex") else "plain"
-    records = table_records(table, digits, show_ci, alpha, markup)
+    if best == "auto":
+        best = "high" if table.baselines or table.markings else "none"
+    style = Style(digits, show_ci, alpha, markup, best, effect)
+    records = table_records(table, style)
     with _common.output_stream(output) as out:
         with RecordWriter(out, output_format) as writer:
             writer.write_many(records)
         if records:
+            _write_legend(out, legend(table, style), output_format)
             _write_signatures(out, table.signatures, output_format)
 
 
@@ -132,3 +147,13 @@ def _write_signatures(out, signatures: dict, output_format: str) -> None:
         out.write("\n" + "".join(f"- `{line}`\n" for line in lines))
     else:
         out.write("".join(f"% {line}\n" for line in lines))
+
+
+def _write_legend(out, lines: list, output_format: str) -> None:
+    """The legend under a Markdown or LaTeX table (TSV and JSON lines stay pure records)."""
+    if not lines or output_format not in ("markdown", "latex"):
+        return
+    if output_format == "markdown":
+        out.write("\n" + " ".join(lines) + "\n")
+    else:
+        out.write("\\par\\smallskip\n{\\footnotesize " + " ".join(lines) + "\\par}\n")

@@ -75,6 +75,7 @@ class Run:
         return len(self.code)
 
     first_row: int = 0  # rows of the file before this part (a part of a streamed run)
+    last_tag: str = ""  # the tag of the run's last line read so far (trec_eval's runid: the file's last)
 
     def line_of(self, row: int) -> int:
         return self.first_row + int(row) + 1 + int(np.searchsorted(self.blank_before, row, side="right"))
@@ -213,6 +214,7 @@ class _Codes:
     def __init__(self):
         self.codes: dict[bytes, int] = {}
         self.qids: list = []
+        self.last_tag = ""  # the tag of the last line read
 
     def of(self, qid: np.ndarray, lines, name: str) -> np.ndarray:
         n = len(qid)
@@ -232,7 +234,7 @@ class _Codes:
 
 def _parsed_blocks(source, block_bytes: int | None = None):
     """Yield ``(first_line, n_lines, parsed)`` per block of lines, ``parsed`` =
-    ``(lines, tag, qid, docno, score)`` or None for a block of blank lines. Independent of
+    ``(lines, tag, qid, docno, score, last_tag)`` or None for a block of blank lines. Independent of
     every other block, so it may run ahead of the join (:func:`rankeval_cli.prefetch.ahead`)."""
     name = source_name(source)
     with open_binary(source) as stream:
@@ -246,7 +248,8 @@ def _parsed_blocks(source, block_bytes: int | None = None):
             qid = _gather(padded, starts[:, 0], ends[:, 0])
             docno = _gather(padded, starts[:, 2], ends[:, 2])
             score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
-            yield first_line, n_lines, (lines, tag, qid, docno, score)
+            last_tag = _text(buf, starts[-1, 5], ends[-1, 5])
+            yield first_line, n_lines, (lines, tag, qid, docno, score, last_tag)
 
 
 def _run_blocks(source, block_bytes: int | None = None):
@@ -261,7 +264,7 @@ def _run_blocks(source, block_bytes: int | None = None):
         if parsed is None:
             yield tag, codes, None, None, None, rows, [rows] * n_lines
             continue
-        lines, first_tag, qid, docno, score = parsed
+        lines, first_tag, qid, docno, score, codes.last_tag = parsed
         n = len(lines)
         blank = []
         if n != n_lines:  # blank lines, inside the block or at its end: the rows they precede
@@ -290,7 +293,7 @@ def read_run(source, block_bytes: int | None = None) -> Run:
         docno=np.concatenate([p.astype(f"S{width}") for p in parts_docno]) if parts_docno else
         np.zeros(0, "S8"),
         score=np.concatenate(parts_score) if parts_score else np.zeros(0),
-        blank_before=np.asarray(blank_before, dtype=np.int64),
+        blank_before=np.asarray(blank_before, dtype=np.int64), last_tag=codes.last_tag,
     )
 
 
@@ -370,7 +373,7 @@ def _join_part(name, tag, codes, code, docno, score, first_row, blanks, qrels, q
         raise _Scattered()
     run_to_q = _extend_map(run_to_q, codes, q_index)
     part = Run(name, tag or name, codes.qids, code, docno, score,
-               np.asarray(blanks, dtype=np.int64) - first_row, first_row=first_row)
+               np.asarray(blanks, dtype=np.int64) - first_row, first_row=first_row, last_tag=codes.last_tag)
     joined = join(part, qrels, depth=depth, run_to_q=run_to_q)  # errors name lines of the file
     for q in joined.qids:
         seen_q[q_index[q]] = True

@@ -61,15 +61,37 @@ class RunValues:
             self.parts = {name: [self.values(name)[index]] for name in self.parts}
 
 
+def measures_of(names) -> list:
+    """The :class:`~rankeval_cli.measures.trec.names.Measure` values of ``-m`` names, each
+    value once; strings (runid, relstring) are left out of sets and refused when named, as
+    are measures of judgment groups and preferences (``rankeval trec_eval -R``)."""
+    from ..measures.trec.names import UnknownMeasure, parse
+
+    out, seen = [], set()
+    for name in names:
+        values = parse(name)
+        for m in values:
+            d = m.definition
+            if d is not None and (d.value == "str" or d.summary == "runid"):
+                if len(values) == 1:
+                    raise UnknownMeasure(name, "a string per query; rankeval trec_eval prints it")
+                continue
+            if d is not None and d.reads not in ("qrels", "any"):
+                raise UnknownMeasure(name, f"reads {d.reads} judgments (rankeval trec_eval -R {d.reads})")
+            if m.name not in seen:
+                seen.add(m.name)
+                out.append(m)
+    return out
+
+
 def evaluate(ranking, measures, settings: Settings) -> dict:
     """measure name -> per-query values."""
     from ..errors import DataError
-    from ..measures.ir import Evaluator
+    from ..measures.trec.engine import evaluate as evaluate_batch
 
-    evaluator = Evaluator(ranking, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
-                          gain=settings.gain, rel_max=settings.rel_max)
     try:
-        return {m.name: evaluator.values(m) for m in measures}
+        return evaluate_batch(ranking, measures, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
+                              gain=settings.gain, rel_max=settings.rel_max)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 

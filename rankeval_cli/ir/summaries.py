@@ -1,17 +1,37 @@
 """What a run's per-query values become: one summary record per run and measure, one record
-per query, or trec_eval's printed lines."""
+per query, or trec_eval's printed lines (``report --output-format trec`` and ``rankeval
+trec_eval``, whose ``all`` values are formed as trec_eval forms them)."""
 
 from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def mean_value(measure, values) -> float:
+    """A run's value from its queries': the mean (NaN without a query), the sum for counts
+    (trec_eval), the geometric mean for gm_map and gm_bpref (their per-query values are
+    log(max(v, 0.00001)): exp of the mean)."""
+    import math
+
+    total = math.fsum(values.tolist())
+    if measure.summed:
+        return total
+    if not len(values):
+        return math.nan
+    d = getattr(measure, "definition", None)
+    if d is not None and d.summary == "gmean":
+        return math.exp(total / len(values))
+    return total / len(values)
 
 
 def summary_value(measure, run, settings) -> float:
     """The ``all`` value; with --all-queries, num_rel's is trec_eval's count of the judgments
     with grade > 0 (whatever --rel-level), as its ``te_calc_avg_num_rel`` computes it."""
-    from ..measures.ir import summary_value as reduce
-
     if measure.kind == "num_rel" and settings.all_queries:
         return float(run.positive)
-    return reduce(measure, run.values(measure.name))
+    return mean_value(measure, run.values(measure.name))
 
 
 def summary_records(runs, measures, settings, resampling=None, attach_interval=None) -> list:
@@ -41,7 +61,7 @@ def per_query_records(run, measures) -> list:
 def trec_lines(run, measures, per_query: bool, settings) -> str:
     """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (counts as integers), per query then ``all``."""
     def fmt(m, value):
-        return f"{int(round(value))}" if m.summed else f"{value:6.4f}"
+        return f"{int(round(value))}" if m.summed else c_float(value)
 
     lines = []
     if per_query:
@@ -52,3 +72,76 @@ def trec_lines(run, measures, per_query: bool, settings) -> str:
     for m in measures:
         lines.append(f"{m.name:<22s}\tall\t{fmt(m, summary_value(m, run, settings))}")
     return "".join(line + "\n" for line in lines)
+
+
+# ---- rankeval trec_eval ---------------------------------------------------------------------
+
+def c_float(value: float) -> str:
+    """C's ``%6.4f``: NaN as ``nan`` or ``-nan`` by its sign bit, infinities as ``inf``."""
+    if math.isnan(value):
+        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return f"{text:>6}"
+    if math.isinf(value):
+        return f"{'-inf' if value < 0 else 'inf':>6}"
+    return f"{value:6.4f}"
+
+
+def c_long(value: float) -> str:
+    """C's ``(long) value`` printed with ``%ld``: truncated toward zero."""
+    if not math.isfinite(value):
+        return str(-2 ** 63)
+    return str(int(value))
+
+
+def trec_eval_lines(evaluation, options) -> str:
+    """What trec_eval prints for the run."""
+    z = options.zscores is not None
+    mark = "Z" if z else ""
+    out = []
+    if options.per_query:
+        for i, qid in enumerate(evaluation.qids):
+            for d, params in evaluation.requests:
+                if not d.per_query:
+                    continue
+                for name in d.value_names(params):
+                    v = evaluation.values[name][i]
+                    if d.value == "str":
+                        out.append(f"{name:<22s}\t{qid}\t'{v}'")
+                    elif d.value == "int" and not z:
+                        out.append(f"{name:<22s}\t{qid}\t{c_long(v)}")
+                    else:
+                        out.append(f"{mark}{name:<22s}\t{qid}\t{c_float(v)}")
+    if options.summary:
+        for d, params in evaluation.requests:
+            for name in d.value_names(params):
+                if d.summary == "runid":
+                    out.append(f"{'runid':<22s}\tall\t{evaluation.runid}")
+                    continue
+                if d.summary == "none":
+                    continue
+                v = trec_eval_summary(d, name, evaluation, options)
+                if d.value == "int" and not z:
+                    out.append(f"{name:<22s}\tall\t{c_long(v)}")
+                else:
+                    out.append(f"{mark}{name:<22s}\tall\t{c_float(v)}")
+    return "".join(line + "\n" for line in out)
+
+
+def trec_eval_summary(d, name: str, evaluation, options) -> float:
+    """The ``all`` value, formed as trec_eval forms it."""
+    n_eval = len(evaluation.qids)
+    n = evaluation.qrels_queries if options.complete else n_eval
+    if d.summary == "queries":
+        return float(n)
+    if name == "num_rel" and options.complete and options.zscores is None:
+        return float(evaluation.positive)
+    column = evaluation.values[name]
+    total = float(np.cumsum(column)[-1]) if len(column) else 0.0
+    if d.summary == "sum":
+        return total
+    if d.summary == "gmean":
+        if n <= 0:
+            return total
+        total += (n - n_eval) * math.log(0.00001)
+        return math.exp(total / n)
+    return total / n if n else total

@@ -76,12 +76,6 @@ _PATTERNS = [  # (regex, kind, cut-off group or None): trec_eval names, then ir_
     (r"NumRelRet", "num_rel_ret", None), (r"rankDCG", "rankdcg", None),
 ]
 _COMPILED = [(re.compile(p), kind, g) for p, kind, g in _PATTERNS]
-#: every IR name, for help texts and completion
-NAMES = ("map", "map_cut_K", "P_K", "recall_K", "ndcg", "ndcg_cut_K", "recip_rank", "Rprec", "bpref",
-         "success_K", "num_ret", "num_rel", "num_rel_ret", "AP", "AP@K", "P@K", "R@K", "nDCG", "nDCG@K", "RR",
-         "RR@K", "Bpref", "Success@K", "ERR@K", "Judged@K", "NumRet", "NumRel", "NumRelRet", "rankDCG")
-
-
 @dataclass(frozen=True)
 class Measure:
     """A parsed measure name: what to compute (``kind``, cut-off ``k``) and how to print it."""
@@ -98,6 +92,8 @@ class Measure:
 def parse(name: str) -> Measure | None:
     """The IR measure a trec_eval or ir_measures name denotes, or None if it is none.
 
+    (The kernels' own names; users' names go through :mod:`rankeval_cli.measures.trec.names`.)
+
     >>> parse("ndcg_cut_10"), parse("nDCG@10").kind, parse("tau_micro")
     (Measure(name='ndcg_cut_10', kind='ndcg', k=10), 'ndcg', None)
     """
@@ -106,17 +102,6 @@ def parse(name: str) -> Measure | None:
         if match:
             return Measure(name, kind, int(match.group(group)) if group else None)
     return None
-
-
-def split_names(values) -> list[str]:
-    """``-m`` values: repeatable and comma lists, in order, duplicates dropped."""
-    out = []
-    for value in values:
-        for name in value.split(","):
-            name = name.strip()
-            if name and name not in out:
-                out.append(name)
-    return out
 
 
 # ---- rankings -----------------------------------------------------------------------------
@@ -318,14 +303,6 @@ class Evaluator:
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.lgamma, otypes=[np.float64])(x) if len(x) else np.zeros(0)
-
-
-def summary_value(measure: Measure, values: np.ndarray) -> float:
-    """The ``all`` value: the mean over queries, or the sum for the counts (trec_eval)."""
-    total = math.fsum(values.tolist())
-    if measure.summed:
-        return total
-    return total / len(values) if len(values) else math.nan
 
 
 # ---- rankings from a canonical stream -----------------------------------------------------

@@ -89,7 +89,7 @@ def bootstrap_p(delta: float, replicate_deltas: np.ndarray) -> float:
 
 
 def randomization_deltas(stat, raws: list[np.ndarray], n: int, seed: int = DEFAULT_SEED, *,
-                         method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+                         method: str = "auto", first: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(observed δ_j, Δ*_rj): system j minus baseline, as observed and after random per-group swaps.
 
     One swap pattern per trial is shared by all systems (each comparison is a
@@ -111,7 +111,7 @@ def randomization_deltas(stat, raws: list[np.ndarray], n: int, seed: int = DEFAU
         diffs.append(other - base)
     for j, ((base_total, other_total), exp) in enumerate(zip(totals, exponents)):
         observed[j] = stat.value(off_grid(other_total, exp)) - stat.value(off_grid(base_total, exp))
-    for start, swapped in swap_sums(np.hstack(diffs), n, seed, method=method):
+    for start, swapped in swap_sums(np.hstack(diffs), n, seed, method=method, first=first):
         for j, ((base_total, other_total), exp) in enumerate(zip(totals, exponents)):
             s = swapped[:, j * w:(j + 1) * w]
             pseudo_base = off_grid(base_total + s, exp)  # the baseline, with system j's stats where swapped
@@ -120,8 +120,9 @@ def randomization_deltas(stat, raws: list[np.ndarray], n: int, seed: int = DEFAU
     return observed, out
 
 
-def swap_sums(diffs: np.ndarray, n: int, seed: int, *, method: str = "auto"):
-    """Yield ``(first trial, sums)``: Σ_g z_g d_g with z_g ~ Bernoulli(1/2), for chunks of ``n`` trials."""
+def swap_sums(diffs: np.ndarray, n: int, seed: int, *, method: str = "auto", first: int = 0):
+    """Yield ``(start, sums)``: Σ_g z_g d_g with z_g ~ Bernoulli(1/2), for chunks of the ``n`` trials
+    numbered from ``first`` (``start`` counts from 0)."""
     diffs = np.asarray(diffs, dtype=np.float64)
     g = len(diffs)
     packed = None
@@ -140,7 +141,8 @@ def swap_sums(diffs: np.ndarray, n: int, seed: int, *, method: str = "auto"):
         def draw(b):
             raw = replicate_rng(seed, RANDOMIZATION_STREAM, b).bytes(nbytes)
             return np.unpackbits(np.frombuffer(raw, dtype=np.uint8))[:g]
-    yield from weighted_sums(rows, len(rows), n, draw)
+    for start, sums in weighted_sums(rows, len(rows), first + n, draw, start=first):
+        yield start - first, sums
 
 
 def randomization_p(delta: float, trial_deltas: np.ndarray) -> float:
@@ -164,6 +166,8 @@ def compare(stat, raws: list[np.ndarray], *, level: float = 0.95, bootstrap: int
     """
     expanded = [stat.expand(raw) for raw in raws]
     values = [float(stat.value(e.sum(axis=0))) for e in expanded]
+    if expanded and len(expanded[0]) < 2:
+        bootstrap = 0  # one group: every replicate is the sample itself, no interval and no bootstrap test
     boot = paired_bootstrap(stat, raws, bootstrap, seed, method=method)
     on_grid_values = grid_values([stat] * len(raws), raws)  # the replicates' own full-sample values
     if permutations:

@@ -1,12 +1,14 @@
-"""Paired tests over per-query values of two runs, and corrections across comparisons:
-what IR papers report beside a table of means (and what PyTerrier's ``Experiment``
-prints), computed from the values of the queries both runs have.
+"""Paired tests over per-topic values of two systems: what IR papers report beside a table of
+means (and what PyTerrier's ``Experiment`` prints), computed from the values of the topics
+both systems have. The randomization and bootstrap tests are those of :mod:`.paired` (any
+statistic of per-group sums, a mean included); corrections are in :mod:`.multitest`.
 
 With d_q = x_q − b_q (run minus baseline) over the n paired queries:
 
 - **paired t-test** (Student 1908): t = d̄ / (s_d / √n), s_d the sample standard deviation
   (n − 1 in the denominator), two-sided p from Student's t with n − 1 degrees of freedom;
-  undefined (NaN) when n < 2 or every d_q is equal (s_d = 0). Equals ``scipy.stats.ttest_rel``.
+  undefined (NaN) when n < 2 or every d_q is 0. When every d_q equals the same nonzero
+  value (s_d = 0), t = ±∞ and p = 0. Equals ``scipy.stats.ttest_rel``, these cases included.
 - **Wilcoxon signed-rank test** (Wilcoxon 1945): zero differences are dropped (Wilcoxon's
   own rule, scipy's ``zero_method="wilcox"``), the m remaining |d_q| are ranked (ties get
   their mean rank), W+ = Σ ranks of the positive d_q. The two-sided p is exact, from the null
@@ -15,14 +17,10 @@ With d_q = x_q − b_q (run minus baseline) over the n paired queries:
   patterns of the tied ranks): p = 2 min(P(W+ ≤ w), P(W+ ≥ w)); else the normal
   approximation z = (W+ − m(m+1)/4) / σ, σ² = m(m+1)(2m+1)/24 − Σ(t³ − t)/48 over tie
   groups of size t, without continuity correction, p = 2Φ(−|z|). This is what
-  ``scipy.stats.wilcoxon`` does by default (scipy 1.17), and so PyTerrier.
-- **randomization (permutation) test** (Fisher 1935; Smucker, Allan & Carterette 2007 for
-  IR): each d_q's sign is flipped with probability 1/2 in each of R trials;
-  p = (1 + #{trials: |mean d*| ≥ |d̄| − 1e-12}) / (1 + R) (Davison & Hinkley 1997 eq. 4.11).
+  ``scipy.stats.wilcoxon`` does by default (scipy 1.17), and so PyTerrier. When every d_q is 0
+  there is no evidence of a difference: W = 0 and p = 1. scipy agrees for n ≤ 13 (its exact
+  permutation of nothing); for n ≥ 14 its normal approximation divides 0 by 0 and gives NaN.
 - **wins / ties / losses**: queries with x_q > b_q, = , <.
-- **corrections** across the m comparisons of one measure: Bonferroni p' = min(1, m·p);
-  Holm (1979): sort p ascending, p'_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)). NaN p-values
-  are left out of m and stay NaN.
 """
 
 from __future__ import annotations
@@ -31,9 +29,7 @@ import math
 
 import numpy as np
 
-CORRECTIONS = ("none", "holm", "bonferroni")
-#: trials per chunk of the randomization test (memory: chunk × queries booleans)
-CHUNK = 256
+from .multitest import CORRECTIONS  # noqa: F401  (re-exported)
 
 
 def paired_t(x, b) -> tuple[float, float]:
@@ -46,8 +42,8 @@ def paired_t(x, b) -> tuple[float, float]:
         return math.nan, math.nan
     mean = math.fsum(d.tolist()) / n
     sd = math.sqrt(math.fsum(((d - mean) ** 2).tolist()) / (n - 1))
-    if sd == 0:
-        return math.nan, math.nan
+    if sd == 0:  # every difference equal: scipy's t is ±inf (p 0) or, all zero, undefined
+        return (math.nan, math.nan) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
     t = mean / (sd / math.sqrt(n))
     return t, float(2 * stdtr(n - 1, -abs(t)))
 
@@ -61,8 +57,8 @@ def wilcoxon(x, b) -> tuple[float, float]:
     n = len(d)
     d = d[d != 0]
     m = len(d)
-    if m == 0:
-        return math.nan, math.nan
+    if m == 0:  # no evidence of a difference (scipy: 1.0 for n <= 13, NaN from its normal approximation above)
+        return (0.0, 1.0) if n else (math.nan, math.nan)
     ranks = rankdata(np.abs(d))
     w_plus = float(ranks[d > 0].sum())
     w_minus = float(ranks[d < 0].sum())
@@ -99,45 +95,13 @@ def _signed_rank_counts(m: int) -> np.ndarray:
     return counts
 
 
-def randomization(x, b, trials: int, seed: int) -> float:
-    """Two-sided p of the paired randomization (sign-flip) test of the mean difference."""
-    d = np.asarray(x, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    n = len(d)
-    if n == 0:
-        return math.nan
-    observed = abs(d.sum()) / n
-    rng = np.random.default_rng([seed, 7])
-    extreme = 0
-    for start in range(0, trials, CHUNK):
-        count = min(CHUNK, trials - start)
-        signs = rng.integers(0, 2, size=(count, n), dtype=np.int8) * 2 - 1
-        means = np.abs(signs @ d) / n
-        extreme += int((means >= observed - 1e-12).sum())
-    return (1 + extreme) / (1 + trials)
-
-
 def wins_ties_losses(x, b) -> tuple[int, int, int]:
     x, b = np.asarray(x, dtype=np.float64), np.asarray(b, dtype=np.float64)
     return int((x > b).sum()), int((x == b).sum()), int((x < b).sum())
 
 
 def correct(pvalues, method: str) -> list[float]:
-    """Bonferroni or Holm adjusted p-values (NaN kept as NaN and not counted)."""
-    if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
-    p = [float(v) for v in pvalues]
-    if method == "none":
-        return p
-    valid = [i for i, v in enumerate(p) if not math.isnan(v)]
-    m = len(valid)
-    out = list(p)
-    if method == "bonferroni":
-        for i in valid:
-            out[i] = min(1.0, m * p[i])
-        return out
-    order = sorted(valid, key=lambda i: p[i])
-    running = 0.0
-    for j, i in enumerate(order):
-        running = max(running, min(1.0, (m - j) * p[i]))
-        out[i] = running
-    return out
+    """Adjusted p-values of one family (:func:`.multitest.adjust`)."""
+    from .multitest import adjust
+
+    return adjust(pvalues, method)

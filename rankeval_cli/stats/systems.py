@@ -245,3 +245,56 @@ def column_values(batch: Batch, column: str) -> np.ndarray:
 
     lines = batch.line if batch.line is not None else np.zeros(batch.n_rows, np.int64)
     return parse_numbers(batch.extra[column].tolist(), column, batch.source, lines)
+
+
+# --- systems as the items of every group (MT systems scored per segment) ---------------------
+
+class ItemTable:
+    """The items of every group read as systems: a systems × groups matrix of their values.
+
+    Used by ``compare --items-are-systems``: each group is a topic (an MT segment), each
+    item a system (an MT system), its value the metric's score of that system on that
+    segment (e.g. ``convert --from wmt-scores``). Systems are numbered in order of first
+    appearance; a system missing from a group has NaN there. An item appearing twice in
+    a group, or a group appearing twice, is a :class:`DataError`.
+    """
+
+    def __init__(self):
+        self.systems: dict = {}
+        self.groups: dict = {}
+        self.group_index: list = []
+        self.system_index: list = []
+        self.values: list = []
+        self.first_line: dict = {}
+
+    def add(self, batch: Batch, values: np.ndarray) -> None:
+        if batch.n_groups == 0:
+            return
+        g0 = len(self.groups)
+        for g, name in enumerate(batch.group.tolist()):
+            if name in self.groups:
+                source, line = _location(batch, int(batch.offsets[g]), batch.source or "<input>")
+                raise DataError(f"group {name!r} appears twice (its items must be contiguous)", source, line)
+            self.groups[name] = g0 + g
+        names, inverse = np.unique(batch.item.astype(str), return_inverse=True)
+        codes = np.array([self.systems.setdefault(n, len(self.systems)) for n in names.tolist()], dtype=np.int64)
+        rows = codes[inverse]
+        groups = g0 + batch.group_index
+        pair = groups.astype(np.int64) * (1 << 31) + rows
+        order = np.argsort(pair, kind="stable")
+        twice = np.flatnonzero(pair[order][1:] == pair[order][:-1])
+        if len(twice):
+            row = int(order[twice[0] + 1])
+            source, line = _location(batch, row, batch.source or "<input>")
+            raise DataError(f"group {batch.group[batch.group_index[row]]!r} has item {batch.item[row]!r} twice",
+                            source, line)
+        self.group_index.append(groups)
+        self.system_index.append(rows)
+        self.values.append(np.asarray(values, dtype=np.float64))
+
+    def matrix(self) -> tuple[list, list, np.ndarray]:
+        """(system names, group ids, the systems × groups matrix with NaN for missing cells)."""
+        out = np.full((len(self.systems), len(self.groups)), np.nan)
+        if self.values:
+            out[np.concatenate(self.system_index), np.concatenate(self.group_index)] = np.concatenate(self.values)
+        return list(self.systems), list(self.groups), out

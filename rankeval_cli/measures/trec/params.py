@@ -1,0 +1,96 @@
+"""A measure's ``.PARAMS`` string read as trec_eval's ``meas_init.c`` reads it: C's
+``atol``/``atof`` on each comma-separated field, cut-offs sorted (and refused when not
+positive or repeated), fractions sorted (refused when repeated), numbers kept in order,
+``name=value`` pairs checked for their shape."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .registry import Definition, Params
+
+
+class ParamError(ValueError):
+    """A parameter string trec_eval refuses (its message)."""
+
+
+_FLOAT = re.compile(r"[ \t\n\v\f\r]*([-+]?)(?:(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?)|"
+                    r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))",
+                    re.IGNORECASE)
+
+
+def c_atof(text: str) -> float:
+    """C's ``atof`` (``strtod``): the longest number at the start (0.0 if none)."""
+    m = _FLOAT.match(text)
+    if not m:
+        return 0.0
+    sign = -1.0 if m.group(1) == "-" else 1.0
+    hexa, dec, special = m.group(2), m.group(3), m.group(4)
+    if hexa:
+        body = hexa[2:]
+        if "p" not in body.lower():
+            body += "p0"
+        try:
+            return sign * float.fromhex("0x" + body)
+        except (ValueError, OverflowError):
+            return sign * math.inf
+    if dec:
+        return sign * float(dec)
+    return sign * (math.inf if special.lower().startswith("inf") else math.nan)
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol``: leading blanks, an optional sign, the digits that follow (0 if none)."""
+    m = re.match(r"[ \t\n\v\f\r]*([-+]?)(\d*)", text)
+    digits = m.group(2)
+    value = int(digits) if digits else 0
+    value = -value if m.group(1) == "-" else value
+    return max(min(value, 2 ** 63 - 1), -2 ** 63)
+
+
+def parse_params(definition: Definition, text: str) -> Params:
+    """The parameters of ``definition`` written ``text`` (what follows ``NAME.``)."""
+    kind = definition.kind
+    fields = text.split(",")
+    if kind == "none":
+        return definition.defaults()
+    if kind == "cutoffs":
+        cutoffs = sorted(c_atol(f) for f in fields)
+        if cutoffs[0] <= 0:
+            raise ParamError("Negative cutoff detected")
+        if any(a == b for a, b in zip(cutoffs, cutoffs[1:])):
+            raise ParamError("duplicate cutoffs detected")
+        return Params(tuple(cutoffs), text)
+    if kind == "fractions":
+        values = sorted(c_atof(f) for f in fields)
+        if any(a == b for a, b in zip(values, values[1:])):
+            raise ParamError("duplicate cutoffs detected")
+        return Params(tuple(values), text)
+    if kind == "numbers":
+        return Params(tuple(c_atof(f) for f in fields), text)
+    return Params(tuple(_pairs(text)), text)
+
+
+def _pairs(text: str) -> list[tuple[str, float]]:
+    """``name=value,...`` as ``get_param_pairs`` checks and reads it."""
+    last = ","
+    bad = False
+    for ch in text:
+        if ch == ",":
+            if last == ",":
+                bad = True
+                break
+            last = ","
+        elif ch == "=":
+            if last == "=":
+                last = ","
+                break
+            last = "="
+    if bad or last != "=":
+        raise ParamError(f"malformed pair parameters in '{text}'")
+    out = []
+    for segment in text.split(","):
+        name, value = segment.split("=", 1)
+        out.append((name, c_atof(value)))
+    return out
