@@ -51,23 +51,29 @@ def _ci_level(ctx, param, value):
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, metavar="N",
               help="Decimal places (non-zero values below half a unit of the last place in scientific notation).")
 @click.option("--label", "labels", multiple=True, metavar="NAME",
-              help="Name of each file's rows, in order (repeatable) [default: the file name without its "
+              help="Name of each file's rows [default: file name]\f"
+                   "Name of each file's rows, in order (repeatable) [default: the file name without its "
                    "extensions].")
 @click.option("--column", "value_column", cls=_common.AliasOption, aliases=("--values",), default=None,
-              metavar="COLUMN", help="The column holding the numbers [default: value; micro and macro for tau].")
+              metavar="COLUMN", help="The column of the numbers [default: value]\f" "The column holding the numbers [default: value; micro and macro for tau].")
 @click.option("--ci", "show_ci", default=None, metavar="LEVEL", callback=_ci_level,
-              help="Show each value's interval [ci_low, ci_high]; the summaries' intervals must be at this "
+              help="Show the intervals (at this level, e.g. 0.95)\f"
+                   "Show each value's interval [ci_low, ci_high]; the summaries' intervals must be at this "
                    "level (their signature's ci:LEVEL).")
 @click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True), default=0.05, show_default=True,
-              help="Mark a value whose p-value is below this: a dagger in markdown and latex, * in tsv/jsonl; "
+              help="Mark p-values below this [default: 0.05]\f"
+                   "Mark a value whose p-value is below this: a dagger in markdown and latex, * in tsv/jsonl; "
                    "with several baselines, the letters of those it differs from.")
 @click.option("--test", default=None, metavar="NAME",
-              help="compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
+              help="compare: the test that marks [default: the first]\f"
+                   "compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
                    "corrected them) [default: the first adjusted p column, else the first p column].")
 @click.option("--best", type=click.Choice(("auto", "high", "low", "none")), default="auto", show_default=True,
-              help="Bold the best value of each column: high, low or none; auto = high for compare summaries.")
+              help="Bold the best value [default: auto]\f"
+                   "Bold the best value of each column: high, low or none; auto = high for compare summaries.")
 @click.option("--effect", type=click.Choice(("delta", "d_z", "g_z", "es_e")), default=None,
-              help="compare summaries: show this effect size against the (first) baseline in parentheses.")
+              help="compare: an effect size in parentheses\f"
+                   "compare summaries: show this effect size against the (first) baseline in parentheses.")
 @_common.handle_errors
 def command(files, output, output_format, digits, labels, value_column, show_ci, alpha, test, best, effect):
     """Gather the summaries of several runs into one table: a row per run,
