@@ -9,6 +9,8 @@ so a DataError keeps its file, line and exit status.
 
 from __future__ import annotations
 
+import contextlib
+
 from .errors import DataError
 
 #: seconds to wait for the scheduler before giving up (``$RANKEVAL_DASK_TIMEOUT``)
@@ -17,6 +19,35 @@ CONNECT_TIMEOUT = 30.0
 
 def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
     """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``."""
+    with _client(address) as client:
+        return _run(client, fn, units, shared, label)
+
+
+def imap_on_cluster(fn, units: list, shared, address: str, label: str | None, window: int):
+    """The results of ``fn(shared, u)`` in unit order, at most ``window`` units in flight."""
+    import collections
+
+    from .pipeline import phase_progress
+
+    with _client(address) as client, phase_progress(label, len(units)) as advance:
+        shared_data = client.scatter(shared, broadcast=True, hash=False) if shared is not None else None
+        pending, flight = iter(units), collections.deque()
+        for unit in pending:
+            flight.append(client.submit(fn, shared_data, unit, pure=False))
+            if len(flight) >= window:
+                break
+        while flight:
+            result = flight.popleft().result()
+            advance(1)
+            for unit in pending:
+                flight.append(client.submit(fn, shared_data, unit, pure=False))
+                break
+            yield result
+
+
+@contextlib.contextmanager
+def _client(address: str):
+    """A client of the scheduler at ``address`` (current while in use), closed on the way out."""
     try:
         from distributed import Client
     except ImportError:
@@ -29,7 +60,7 @@ def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> 
         raise DataError(f"cannot reach the dask scheduler ({exc})", address) from None
     try:
         with client.as_current():
-            return _run(client, fn, units, shared, label)
+            yield client
     finally:
         client.close()
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Iterator, Sequence
 
 #: environment variables giving the defaults of --jobs and --scheduler
 JOBS_ENV, SCHEDULER_ENV = "RANKEVAL_JOBS", "RANKEVAL_SCHEDULER"
@@ -122,17 +122,18 @@ def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> lis
 
 
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
-              scheduler: str | None = None, label: str | None = None) -> list:
+              scheduler: str | None = None, label: str | None = None, serial: bool = False) -> list:
     """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
 
     ``jobs``/``scheduler`` default to what the command configured (:func:`configure`),
     then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
     be a module-level function (it is pickled by reference). ``label`` names the phase
-    on the progress display (stderr, terminals only).
+    on the progress display (stderr, terminals only). ``serial`` runs every unit in this
+    process whatever was configured (for units that read this process's stdin).
     """
     units = list(units)
-    jobs = resolve_jobs(jobs if jobs is not None else _configured["jobs"])
-    scheduler = resolve_scheduler(scheduler or _configured["scheduler"])
+    jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
+    scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
     if scheduler:
         from ._dask import map_on_cluster
 
@@ -140,6 +141,66 @@ def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = N
     if jobs <= 1 or len(units) <= 1:
         return _serial(fn, units, shared, label)
     return _pool(fn, units, shared, min(jobs, len(units)), label)
+
+
+def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
+               scheduler: str | None = None, label: str | None = None, serial: bool = False) -> Iterator:
+    """Like :func:`map_units`, but yields each result in unit order as soon as it and every
+    earlier one are done, with at most a few units per worker in flight: output can be
+    written while later units run, and memory holds a window of results, not all of them.
+    A unit's exception is raised when its turn comes, after the earlier results."""
+    units = list(units)
+    jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
+    scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
+    if scheduler:
+        from ._dask import imap_on_cluster
+
+        yield from imap_on_cluster(fn, units, shared, scheduler, label, window=CLUSTER_WIDTH * 2)
+        return
+    if jobs <= 1 or len(units) <= 1:
+        from .pipeline import phase_progress
+
+        with phase_progress(label, len(units)) as advance:
+            for unit in units:
+                yield fn(shared, unit)
+                advance(1)
+        return
+    yield from _pool_ordered(fn, units, shared, min(jobs, len(units)), label)
+
+
+def _pool_ordered(fn, units, shared, jobs, label):
+    import collections
+    import concurrent.futures as cf
+
+    from .pipeline import phase_progress
+
+    window = collections.deque()
+    with phase_progress(label, len(units)) as advance, \
+            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
+        try:
+            pending = iter(units)
+            for unit in pending:
+                window.append(pool.submit(_call, fn, unit))
+                if len(window) >= 2 * jobs:
+                    break
+            while window:
+                result = window.popleft().result()
+                advance(1)
+                for unit in pending:
+                    window.append(pool.submit(_call, fn, unit))
+                    break
+                yield result
+        finally:
+            for future in window:
+                future.cancel()
+
+
+def _context():
+    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
 
 
 def _serial(fn, units, shared, label):
@@ -167,17 +228,13 @@ def _call(fn, unit):
 
 def _pool(fn, units, shared, jobs, label):
     import concurrent.futures as cf
-    import multiprocessing
 
     from .pipeline import phase_progress
 
-    # forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time; the
-    # shared data reaches each worker once, through the initializer
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    # the shared data reaches each worker once, through the initializer
     results: list = [None] * len(units)
     with phase_progress(label, len(units)) as advance, \
-            cf.ProcessPoolExecutor(jobs, mp_context=context, initializer=_install, initargs=(shared,)) as pool:
+            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
         futures = {pool.submit(_call, fn, unit): i for i, unit in enumerate(units)}
         try:
             for future in cf.as_completed(futures):

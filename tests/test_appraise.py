@@ -126,3 +126,74 @@ def test_data_error_is_raised_not_printed(tmp_path):
     path.write_text("u1,sysA\n")
     with pytest.raises(DataError):
         read_appraise(path)
+
+
+# ---- document options: --exclude-documents and --documents (domains) -------------------------------
+
+WMT24 = Path(__file__).resolve().parent / "data" / "wmt24-esa-en-cs-bfa937ee5358"
+DOCS = "news\tdoc1\nnews\tdoc1\nspeech\tdoc2\n"
+
+
+def document_rows(tmp_path):
+    path = tmp_path / "scores.csv"
+    rows = [LAYOUTS["12d"].replace("doc1", d).replace(",12,", f",{i},") for i, d in
+            enumerate(["doc1", "doc2", "doc1#dup", "doc2#incomplete", "doc1#bad", "doc3"])]
+    path.write_text("\n".join(rows) + "\n")
+    docs = tmp_path / "en-de.docs"
+    docs.write_text(DOCS)
+    return path, docs
+
+
+def test_exclude_documents_and_domains(tmp_path):
+    path, docs = document_rows(tmp_path)
+    reports = []
+    b = read_appraise(path, documents=[str(docs)], exclude_documents=["*#dup*", "*#incomplete*"],
+                      report=reports.append)
+    assert b.extra["docid"].tolist() == ["doc1", "doc2", "doc1#bad", "doc3"]
+    # DOC#bad is looked up as DOC; doc3 is in no file: an empty domain, counted
+    assert b.extra["domain"].tolist() == ["news", "speech", "news", ""]
+    assert reports == [f"{path}: left out 2 rows of documents matching --exclude-documents *#dup* *#incomplete*",
+                       f"{path}: 1 rows of documents not in the --documents files (e.g. 'doc3') have an empty domain"]
+    result = ok(cli("convert", "--from", "appraise", "--documents", docs, "--exclude-documents", "doc3", path))
+    header = result.stdout.splitlines()[0].split("\t")
+    assert "domain" in header and result.stdout.count("\n") == 6
+    assert "left out 1 rows of documents matching --exclude-documents doc3" in result.stderr
+
+
+def test_excluded_types_are_not_counted_again(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(LAYOUTS["12d"].replace("TGT", "BAD").replace("doc1", "doc1#bad") + "\n" + LAYOUTS["12d"] + "\n")
+    reports = []
+    b = read_appraise(path, exclude_documents=["*#bad"], report=reports.append)
+    assert b.n_rows == 1 and reports == [f"{path}: left out 1 BAD rows (item types not in --item-types CHK,TGT)"]
+
+
+def test_wmt24_documents_file(tmp_path):
+    b = read_appraise(WMT24 / "esa-en-cs-excerpt.csv.gz", item_types="TGT", documents=[str(WMT24 / "en-cs.docs")],
+                      exclude_documents=["*#incomplete*", "*#dup*"])
+    domain = dict(line.split("\t")[::-1] for line in (WMT24 / "en-cs.docs").read_text().splitlines())
+    for doc, dom in zip(b.extra["docid"].tolist(), b.extra["domain"].tolist()):
+        assert dom == domain.get(doc, "")
+    assert set(b.extra["domain"].tolist()) == {"literary", "news", "social", "speech", ""}  # "": tutorials
+
+
+@pytest.mark.parametrize("text, line, contains", [
+    ("news\tdoc1\nspeech\tdoc1\n", 2, "in domain 'speech' here and 'news' before"),
+    ("news doc1\n", 1, "DOMAIN<TAB>DOCUMENT-ID"),
+    ("news\t\n", 1, "DOMAIN<TAB>DOCUMENT-ID"),
+])
+def test_documents_file_errors(tmp_path, text, line, contains):
+    path, _ = document_rows(tmp_path)
+    docs = tmp_path / "bad.docs"
+    docs.write_text(text)
+    result = cli("convert", "--from", "appraise", "--documents", docs, path)
+    assert result.exit_code == 1 and result.stderr.startswith(f"rankeval: {docs}:{line}: ") and contains in \
+        result.stderr, result.stderr
+
+
+def test_document_options_need_a_document_task(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text(LAYOUTS[9] + "\n")
+    fails_at(tmp_path, LAYOUTS[9] + "\n", 1, "--exclude-documents", "x*", fmt="appraise",
+             contains="document-task export")
+    assert cli("convert", "--from", "mqm", "--documents", path, path).exit_code == 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,6 +46,29 @@ CASES = {
                    "t,bootstrap,randomization,randomized-tukey", "--bootstrap", "300", "--permutations", "300"],
 }
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
+TREC = Path(__file__).resolve().parents[1] / "examples" / "trec"
+RUNS = [str(TREC / "bm25.run"), str(TREC / "dense.run")]
+#: commands over several TREC run files: one run per work unit, the qrels read once
+RUN_CASES = {
+    ("trec_eval",): ["-q", "-m", "all_trec", str(TREC / "qrels.txt"), *RUNS],
+    ("report",): ["--qrels", str(TREC / "qrels.txt"), *RUNS],
+}
+
+
+def _judgments(seed=5, segments=40) -> str:
+    """One judgment per group (as convert --from appraise writes them), two domains, two lps."""
+    rng = np.random.default_rng(seed)
+    lines = ["group\titem\tgold\tpred\tjudge\tsegment\tdomain\tlp"]
+    for lp in ("en-cs", "en-de"):
+        for g in range(segments):
+            for s in range(4):
+                lines.append(f"{lp}:{g}:{s}\tS{s}\t{-rng.integers(40 + 10 * s, 101)}\t\tj{rng.integers(3)}\t"
+                             f"seg{g}\t{'AB'[g % 2]}\t{lp}")
+    return "\n".join(lines) + "\n"
+
+
+#: the z-score method's wmt24 protocol: its domain-stratified bootstrap units
+WMT24 = ["aggregate", "--method", "z-score", "--protocol", "wmt24", "--by", "lp", *CI]
 
 
 def _with_jobs():
@@ -63,7 +87,8 @@ def _run(args, env=None, input_text=STREAM):
 
 def test_every_command_with_jobs_has_a_case():
     assert PARALLEL, "no command takes --jobs"
-    missing = [" ".join(p) for p in PARALLEL if tuple(p) not in CASES]
+    aliases = {("trec-eval",): ("trec_eval",)}  # one command, two spellings
+    missing = [" ".join(p) for p in PARALLEL if aliases.get(tuple(p), tuple(p)) not in {**CASES, **RUN_CASES}]
     assert not missing, f"add a case to tests/test_parallel.py for: {missing}"
 
 
@@ -104,6 +129,21 @@ def test_progress_counts_units_across_workers_on_a_terminal():
         os.close(controller)
     assert proc.returncode == 0
     assert b"rankeval: TrueSkill runs" in shown and b"2/2" in shown
+
+
+def test_wmt24_intervals_identical_across_jobs():
+    text = _judgments()
+    one = _run([*WMT24, "--jobs", "1"], input_text=text)
+    assert one.returncode == 0 and one.stdout.count("\n") == 9, one.stderr
+    assert _run([*WMT24, "--jobs", "2"], input_text=text).stdout == one.stdout
+
+
+@pytest.mark.parametrize("path", sorted(RUN_CASES), ids=[" ".join(p) for p in sorted(RUN_CASES)])
+def test_runs_in_parallel_give_identical_output(path):
+    args = [*path, *RUN_CASES[path]]
+    one = _run([*args, "--jobs", "1"], input_text="")
+    assert one.returncode == 0 and one.stdout, one.stderr
+    assert _run([*args, "--jobs", "2"], input_text="").stdout == one.stdout
 
 
 def test_trueskill_runs_identical_across_jobs():

@@ -366,7 +366,7 @@ def test_bootstrap_replicates_are_segment_resamples():
     ranking = zscore.rank_cells(cells)
     position = {s: i for i, s in enumerate(ranking.systems)}
     cell_system = np.array([position[cells.systems[c]] for c in cells.system.tolist()])
-    shared = {0: (cell_system, cells.segment, cells.z, cells.n_segments, len(ranking.systems), 5)}
+    shared = {0: zscore.Resampled(cell_system, cells.segment, cells.z, cells.n_segments, len(ranking.systems), 5)}
     replicates = zscore.bootstrap_unit(shared, (0, 3, 5))
     from rankeval_cli.executor import unit_seed
 

@@ -35,12 +35,18 @@ of the seed and the replicate) and each system's mean of the ranked score is
 recomputed from its segment means (z-scores stay those of the full data); the
 percentile interval of the replicates. WMT published no intervals: this is an
 addition, reported beside the WMT columns.
+
+These are the ``wmt20-23`` protocol. ``protocol="wmt24"`` (:mod:`.wmt24`) keeps
+steps 1-2 after replacing a judge's earlier scores of an item by the last one, and
+averages per domain, tests pairs by per-domain signed-rank tests combined with
+Stouffer's method, and draws WMT24's clusters; its intervals resample the segments
+within each domain.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -48,6 +54,8 @@ from ..errors import DataError
 from ..partition import Partitioner
 
 RANK_BY = ("z", "raw")
+#: wmt20-23: this module's steps; wmt24: :mod:`.wmt24`
+PROTOCOLS = ("wmt20-23", "wmt24")
 DEFAULT_ALPHA = 0.05
 #: bootstrap replicates per work unit
 REPLICATES_PER_UNIT = 250
@@ -65,6 +73,8 @@ class Cells:
     z: np.ndarray | None  # z̄_sg, None without z
     judgments: np.ndarray  # judgments per cell
     z_source: str  # "judge", "column" or "none"
+    domain: np.ndarray | None = None  # domain code of each cell (the wmt24 protocol), else None
+    domains: list = field(default_factory=list)  # domain ids, index = code
 
 
 @dataclass
@@ -84,7 +94,8 @@ class ZRanking:
     lo: np.ndarray
     hi: np.ndarray
     cluster: np.ndarray
-    p: np.ndarray  # p[i, j]: one-sided p of "i better than j" for i above j (NaN elsewhere)
+    p: np.ndarray  # p[i, j]: one-sided p of "i better than j" for i above j (NaN elsewhere);
+    #                wmt24: the combined p of the tests of d_i - d_j, every i != j
     z_source: str
     blank_rows: int = 0
     ci_low: np.ndarray | None = None
@@ -115,13 +126,16 @@ class _Codes:
 class JudgmentCollector:
     """The judgments of one partition in compact arrays (codes and floats)."""
 
-    def __init__(self, higher_better: bool):
+    def __init__(self, higher_better: bool, domain_column: str | None = None, last_score: bool = False):
         self.sign = 1.0 if higher_better else -1.0
         self.systems, self.segments, self.judges = _Codes(), _Codes(), _Codes()
         self.parts: list = []
         self.z_source: str | None = None
         self.blank_rows = 0
         self.languages: set = set()
+        self.domain_column, self.last_score = domain_column, last_score
+        self.domains = _Codes()
+        self.segment_domain = np.zeros(0, dtype=np.int64)  # domain code of each segment code (-1: not yet)
 
     def add(self, batch) -> None:
         source = "judge" if "judge" in batch.extra else "column" if "z" in batch.extra else "none"
@@ -148,8 +162,39 @@ class JudgmentCollector:
         elif source == "column":
             z = self.sign * _column_numbers(batch, "z", rows)
         weight = _column_numbers(batch, "judgments", rows) if "judgments" in batch.extra else np.ones(len(rows))
-        self.parts.append((self.systems.encode(batch.item[rows]), self.segments.encode(segment[rows]), judge,
-                           self.sign * batch.gold[rows], z, weight))
+        segments = self.segments.encode(segment[rows])
+        domain = self._domains(batch, rows, segments) if self.domain_column is not None else None
+        end_time = None
+        if self.last_score and judge is not None and "end_time" in batch.extra:
+            end_time = _column_numbers(batch, "end_time", rows)
+        self.parts.append((self.systems.encode(batch.item[rows]), segments, judge, self.sign * batch.gold[rows],
+                           z, weight, domain, end_time))
+
+    def _domains(self, batch, rows: np.ndarray, segments: np.ndarray) -> np.ndarray:
+        """Domain codes of the rows; each segment must stay in one domain."""
+        column = self.domain_column
+        if column not in batch.extra:
+            raise DataError(f"no {column!r} column: the wmt24 protocol averages over domains (convert "
+                            f"--from appraise --documents LP.docs adds one; else name it with --domain-column)",
+                            *batch.row_location(int(rows[0])))
+        values = batch.extra[column][rows]
+        empty = np.flatnonzero(values == "")
+        if len(empty):
+            raise DataError(f"empty {column} (a document not in the convert --documents files?)",
+                            *batch.row_location(int(rows[empty[0]])))
+        domain = self.domains.encode(values)
+        known = np.concatenate([self.segment_domain, np.full(len(self.segments.index) - len(self.segment_domain), -1)])
+        before = known[segments]
+        known[segments] = domain  # the last row of a segment in this batch: a conflict within it shows below
+        bad = np.flatnonzero(((before >= 0) & (before != domain)) | (known[segments] != domain))
+        if len(bad):
+            row = int(bad[0])
+            other = before[row] if before[row] >= 0 and before[row] != domain[row] else known[segments[row]]
+            raise DataError(f"segment {self.segments.ids[segments[row]]!r} is in {column} "
+                            f"{self.domains.ids[domain[row]]!r} here and {self.domains.ids[other]!r} elsewhere",
+                            *batch.row_location(int(rows[row])))
+        self.segment_domain = known
+        return domain
 
     def cells(self) -> Cells:
         """Standardize (step 1) and average per system and segment (step 2)."""
@@ -157,8 +202,12 @@ class JudgmentCollector:
             none = np.zeros(0, dtype=np.int64)
             return Cells(systems=[], system=none, segment=none, n_segments=0, raw=np.zeros(0), z=np.zeros(0),
                          judgments=np.zeros(0), z_source=self.z_source or "none")
-        system, segment, judge, value, z, weight = (
-            _concat([p[i] for p in self.parts]) for i in range(6))
+        system, segment, judge, value, z, weight, domain, end_time = (
+            _concat([p[i] for p in self.parts]) for i in range(8))
+        if self.last_score and judge is not None:
+            keep = last_scores(judge, system, segment, end_time)
+            system, segment, judge, value, weight = system[keep], segment[keep], judge[keep], value[keep], weight[keep]
+            domain = None if domain is None else domain[keep]
         if self.z_source == "judge":
             z = standardize(value, judge)
         cell, first = _cells_of(system, segment, len(self.segments.index))
@@ -167,7 +216,8 @@ class JudgmentCollector:
         zbar = None if z is None else np.bincount(cell, weights=z) / counts
         return Cells(systems=self.systems.ids, system=system[first], segment=segment[first],
                      n_segments=len(self.segments.index), raw=raw, z=zbar,
-                     judgments=np.bincount(cell, weights=weight), z_source=self.z_source or "none")
+                     judgments=np.bincount(cell, weights=weight), z_source=self.z_source or "none",
+                     domain=None if domain is None else domain[first], domains=self.domains.ids)
 
 
 def _column_numbers(batch, column: str, rows: np.ndarray) -> np.ndarray:
@@ -197,6 +247,26 @@ def _cells_of(system: np.ndarray, segment: np.ndarray, n_segments: int):
     return rank[inverse.ravel()], first[order]
 
 
+def last_scores(judge: np.ndarray, system: np.ndarray, segment: np.ndarray,
+                end_time: np.ndarray | None) -> np.ndarray:
+    """Mask of the judgments to keep when a judge's last score of an item replaces the earlier ones
+    (WMT24): per (judge, system, segment) the latest end time, equal times (or no end times) by the
+    later row of the stream.
+
+    >>> last_scores(np.array([0, 0, 1]), np.array([0, 0, 0]), np.array([5, 5, 5]), np.array([2., 1., 1.])).tolist()
+    [True, False, True]
+    """
+    index = np.arange(len(judge))
+    time = index.astype(np.float64) if end_time is None else end_time
+    order = np.lexsort((index, time, segment, system, judge))
+    key = np.stack([judge[order], system[order], segment[order]])
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = (key[:, 1:] != key[:, :-1]).any(axis=0)
+    keep = np.zeros(len(judge), dtype=bool)
+    keep[order[last]] = True
+    return keep
+
+
 def standardize(values: np.ndarray, judge: np.ndarray) -> np.ndarray:
     """z_k = (x_k − m_a)/s_a per judge a (module doc, step 1), sums in judgment order."""
     n = np.bincount(judge).astype(np.float64)
@@ -208,7 +278,8 @@ def standardize(values: np.ndarray, judge: np.ndarray) -> np.ndarray:
     return deviation / sd[judge]
 
 
-def collect(batches: Iterable, by: Iterable[str] = (), higher_better: bool = False) -> dict:
+def collect(batches: Iterable, by: Iterable[str] = (), higher_better: bool = False,
+            domain_column: str | None = None, last_score: bool = False) -> dict:
     """``{key: JudgmentCollector}`` over a stream (partitions in first-seen order)."""
     partitioner = Partitioner(by)
     collectors: dict = {}
@@ -216,7 +287,7 @@ def collect(batches: Iterable, by: Iterable[str] = (), higher_better: bool = Fal
         for key, part in partitioner.split(batch):
             collector = collectors.get(key)
             if collector is None:
-                collector = collectors[key] = JudgmentCollector(higher_better)
+                collector = collectors[key] = JudgmentCollector(higher_better, domain_column, last_score)
             collector.add(part)
     return collectors
 
@@ -298,23 +369,63 @@ def wmt_clusters(wins: np.ndarray) -> np.ndarray:
 
 # --- intervals -------------------------------------------------------------------------------
 
+class Resampled(NamedTuple):
+    """What the bootstrap units of one partition share: the cells (systems in the ranking's order)
+    and, for the wmt24 protocol, their domains and the segments of each domain (the strata)."""
+
+    cell_system: np.ndarray
+    cell_segment: np.ndarray
+    scores: np.ndarray
+    n_segments: int
+    k: int
+    seed: int
+    cell_domain: np.ndarray | None = None
+    strata: tuple = ()  # segment codes of each domain, in domain code order
+
+
 def bootstrap_unit(shared: dict, unit: tuple) -> np.ndarray:
     """Work unit: replicates ``start..stop`` of partition ``part``; rows = replicates, columns = systems
-    (in the ranking's order), each replicate from its own ``unit_seed(seed, (part, r))``."""
+    (in the ranking's order), each replicate from its own ``unit_seed(seed, (part, r))``: the mean of
+    the resampled segments, or with strata the mean over domains of the means of each domain's
+    segments resampled within it (the wmt24 protocol)."""
     from ..executor import unit_seed
 
     part, start, stop = unit
-    cell_system, cell_segment, scores, n_segments, k, seed = shared[part]
-    out = np.empty((stop - start, k))
+    data = shared[part]
+    out = np.empty((stop - start, data.k))
     for row, r in enumerate(range(start, stop)):
-        rng = np.random.default_rng(unit_seed(seed, (part, r)))
-        counts = np.bincount(rng.integers(0, n_segments, n_segments), minlength=n_segments).astype(np.float64)
-        weight = counts[cell_segment]
-        total = np.bincount(cell_system, weights=weight * scores, minlength=k)
-        drawn = np.bincount(cell_system, weights=weight, minlength=k)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[row] = np.where(drawn > 0, total / np.where(drawn > 0, drawn, 1), np.nan)
+        rng = np.random.default_rng(unit_seed(data.seed, (part, r)))
+        if data.strata:
+            counts = np.zeros(data.n_segments)
+            for segments in data.strata:
+                counts += np.bincount(segments[rng.integers(0, len(segments), len(segments))],
+                                      minlength=data.n_segments)
+        else:
+            counts = np.bincount(rng.integers(0, data.n_segments, data.n_segments),
+                                 minlength=data.n_segments).astype(np.float64)
+        weight = counts[data.cell_segment]
+        out[row] = _resampled_means(data, weight)
     return out
+
+
+def _resampled_means(data: Resampled, weight: np.ndarray) -> np.ndarray:
+    """Each system's mean of the resampled cells (macro over domains with strata); NaN when none drawn."""
+    if data.strata:
+        n_domains = len(data.strata)
+        index = data.cell_system * n_domains + data.cell_domain
+        size = data.k * n_domains
+    else:
+        n_domains, index, size = 1, data.cell_system, data.k
+    total = np.bincount(index, weights=weight * data.scores, minlength=size)
+    drawn = np.bincount(index, weights=weight, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(drawn > 0, total / np.where(drawn > 0, drawn, 1), np.nan)
+    if not data.strata:
+        return means
+    means = means.reshape(data.k, n_domains)
+    present = ~np.isnan(means)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(present, means, 0.0).sum(axis=1) / present.sum(axis=1)
 
 
 def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level: float) -> None:
@@ -327,7 +438,13 @@ def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level
         position = {s: i for i, s in enumerate(ranking.systems)}
         cell_system = np.array([position[cell.systems[c]] for c in cell.system.tolist()], dtype=np.int64)
         scores = cell.z if ranking.rank_by == "z" else cell.raw
-        shared[part] = (cell_system, cell.segment, scores, cell.n_segments, len(ranking.systems), seed)
+        strata = ()
+        if cell.domain is not None:
+            segment_domain = np.full(cell.n_segments, -1, dtype=np.int64)
+            segment_domain[cell.segment] = cell.domain
+            strata = tuple(np.flatnonzero(segment_domain == d) for d in range(len(cell.domains)))
+        shared[part] = Resampled(cell_system, cell.segment, scores, cell.n_segments, len(ranking.systems), seed,
+                                 cell.domain, strata)
         units += [(part, start, min(start + REPLICATES_PER_UNIT, replicates))
                   for start in range(0, replicates, REPLICATES_PER_UNIT)]
     results = map_units(bootstrap_unit, units, shared=shared, label="bootstrap")
@@ -341,10 +458,13 @@ def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level
 
 # --- the whole stream --------------------------------------------------------------------------
 
-def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: bool = False, rank_by: str = "z",
+def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: bool = False, rank_by: str | None = None,
                 shared_segments: bool = False, alpha: float = DEFAULT_ALPHA, bootstrap: int = 0,
-                seed: int = 0, level: float = 0.95) -> list[ZRanking]:
-    """One :class:`ZRanking` per ``by`` key (module doc).
+                seed: int = 0, level: float = 0.95, protocol: str = "wmt20-23", domain_column: str = "domain",
+                test_method: str | None = None) -> list[ZRanking]:
+    """One :class:`ZRanking` per ``by`` key (module doc; ``protocol="wmt24"``: :mod:`.wmt24`).
+    ``rank_by`` defaults to z (wmt20-23) or raw (wmt24); ``test_method`` is the rank-sum
+    method (:mod:`.ranksum`) or, for wmt24, the signed-rank rule (:mod:`.signed_rank`).
 
     >>> import numpy as np
     >>> from rankeval_cli.batch import Batch, offsets_from_sizes
@@ -356,10 +476,22 @@ def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: boo
     >>> r.systems, r.raw.tolist(), [round(v, 6) for v in r.z.tolist()]
     (['A', 'B'], [75.0, 55.0], [0.774597, -0.774597])
     """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
+    wmt24 = protocol == "wmt24"
+    if wmt24 and shared_segments:
+        raise ValueError("the wmt24 protocol always tests on the shared segments (paired tests)")
+    rank_by = rank_by or ("raw" if wmt24 else "z")
     rankings, all_cells = [], []
-    for key, collector in collect(batches, by, higher_better).items():
+    collectors = collect(batches, by, higher_better, domain_column if wmt24 else None, last_score=wmt24)
+    for key, collector in collectors.items():
         cells = collector.cells()
-        ranking = rank_cells(cells, key, rank_by, shared_segments, alpha)
+        if wmt24:
+            from .wmt24 import DEFAULT_TEST_METHOD, rank_cells_wmt24
+
+            ranking = rank_cells_wmt24(cells, key, rank_by, alpha, test_method or DEFAULT_TEST_METHOD)
+        else:
+            ranking = rank_cells(cells, key, rank_by, shared_segments, alpha, test_method or "auto")
         ranking.blank_rows, ranking.languages = collector.blank_rows, collector.languages
         rankings.append(ranking)
         all_cells.append(cells)
@@ -408,11 +540,18 @@ def report(rankings: list, by: Iterable[str], warn) -> None:
 
 
 def signature_fields(rankings: list, rank_by: str, shared_segments: bool, alpha: float,
-                     resampling=None) -> dict:
-    """The settings recorded in the signature."""
+                     resampling=None, protocol: str = "wmt20-23", domain_column: str = "domain") -> dict:
+    """The settings recorded in the signature (the wmt20-23 protocol's fields name no protocol)."""
     sources = sorted({r.z_source for r in rankings}) or ["none"]
-    fields = {"method": "z-score", "z": "+".join(sources), "rank-by": rank_by, "test": "ranksum",
-              "segments": "shared" if shared_segments else "all", "alpha": repr(float(alpha))}
+    if protocol == "wmt24":
+        from .wmt24 import DEFAULT_TEST_METHOD
+
+        fields = {"method": "z-score", "protocol": "wmt24", "z": "+".join(sources), "rank-by": rank_by,
+                  "test": f"signed-rank-{DEFAULT_TEST_METHOD}+stouffer", "segments": "shared",
+                  "domains": domain_column, "alpha": repr(float(alpha))}
+    else:
+        fields = {"method": "z-score", "z": "+".join(sources), "rank-by": rank_by, "test": "ranksum",
+                  "segments": "shared" if shared_segments else "all", "alpha": repr(float(alpha))}
     if resampling is not None:
         fields.update(resampling.signature())
     return fields

@@ -11,6 +11,8 @@ METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copel
 SCORE_NAMES = ("z-score",)
 FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
+#: the options only the z-score method reads
+SCORE_OPTIONS = ("rank_by", "shared_segments", "alpha", "protocol", "domain_column")
 
 
 def ranking_options(f):
@@ -83,14 +85,20 @@ def method_option(help_text: str, names=METHOD_NAMES):
 
 def score_options(f):
     """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
+    f = click.option("--domain-column", default="domain", show_default=True, metavar="COLUMN",
+                     help="z-score wmt24: the column naming each segment's domain.")(f)
+    f = click.option("--protocol", type=click.Choice(("wmt20-23", "wmt24")), default="wmt20-23", show_default=True,
+                     help="z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
+                          "signed-rank tests combined by Stouffer's method).")(f)
     f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
                      show_default=True, metavar="P", help="z-score: p below this is a significant win.")(f)
     f = click.option("--shared-segments", is_flag=True,
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
-    return click.option("--rank-by", type=click.Choice(("z", "raw")), default="z", show_default=True,
-                        help="z-score: order by z or raw [default: z]\f" "z-score: order and test by the mean z-score (WMT17-22) or raw score "
-                             "(WMT23-24, MQM).")(f)
+    return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
+                        help="z-score: order by z or raw [default: z; wmt24: raw]\f"
+                             "z-score: order and test by the mean z-score (WMT17-22) or raw score "
+                             "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 
 
 def method_options(f):
@@ -130,7 +138,7 @@ def method_options(f):
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
-            alpha, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
+            alpha, protocol, domain_column, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items
     (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
     fuse TREC runs (rrf, combsum, ...).
@@ -157,6 +165,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      clusters (WMT15-16)
       z-score        scores, not ranks (DA, ESA, MQM; WMT17-24): z per judge,
                      mean over segments; one-sided rank-sum wins, clusters;
+                     --protocol wmt24: WMT24's per-domain procedure;
                      --ci: segment bootstrap, ci_low ci_high
                      (docs/human-rankings.md)
 
@@ -195,12 +204,22 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     """
     from ..aggregate.registry import is_fusion
 
+    ctx = click.get_current_context()
+    given = [f"--{name.replace('_', '-')}" for name in SCORE_OPTIONS
+             if ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+    if method != "z-score" and given:
+        raise click.UsageError(f"{given[0]} goes with --method z-score")
     if method == "z-score":
         if column != "gold" or output_format == "trec":
             raise click.UsageError("z-score ranks the gold (human) scores; give neither --column nor "
                                    "--output-format trec")
+        if protocol == "wmt24" and shared_segments:
+            raise click.UsageError("--shared-segments is wmt20-23's; wmt24 always tests on the shared segments")
+        if protocol != "wmt24" and "--domain-column" in given:
+            raise click.UsageError("--domain-column goes with --protocol wmt24")
         return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
-                               rank_by, shared_segments, alpha, _ci.resolve(ci, bootstrap, seed))
+                               rank_by or ("raw" if protocol == "wmt24" else "z"), shared_segments, alpha,
+                               _ci.resolve(ci, bootstrap, seed), protocol, domain_column)
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
@@ -220,7 +239,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
 
 
 def score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better, rank_by,
-                    shared_segments, alpha, resampling):
+                    shared_segments, alpha, resampling, protocol="wmt20-23", domain_column="domain"):
     """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
     from ..aggregate import zscore
     from ..summary import signature
@@ -229,11 +248,12 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
                               else (0, 0, 0.95))
     rankings = zscore.rank_stream(_common.read_inputs(files, input_format, exclude_systems), by=by,
                                   higher_better=higher_better, rank_by=rank_by, shared_segments=shared_segments,
-                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level)
+                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level, protocol=protocol,
+                                  domain_column=domain_column)
     zscore.report(rankings, by, _common.warn)
     if not rankings:
         _common.warn("no judgments in the input")
-    fields = zscore.signature_fields(rankings, rank_by, shared_segments, alpha, resampling)
+    fields = zscore.signature_fields(rankings, rank_by, shared_segments, alpha, resampling, protocol, domain_column)
     sig = signature("aggregate", **fields, exclude=_ci.exclusion(exclude_systems))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(zscore.records(rankings, by, sig))

@@ -39,6 +39,12 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="appraise: the item types kept [default: TGT,CHK]\f"
                    "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
                    "WMT22-24: TGT].")
+@click.option("--exclude-documents", "exclude_documents", multiple=True, metavar="PATTERN",
+              help="appraise: drop the rows of documents whose id matches this shell-style pattern (WMT24: "
+                   "'*#incomplete*', '*#dup*'); repeatable; counted on stderr.")
+@click.option("--documents", "documents", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="appraise: WMT's documents file (LP.docs: DOMAIN<TAB>DOCID per segment), repeatable; adds "
+                   "a domain column (for aggregate --protocol wmt24).")
 @click.option("--index", "index", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="mqm: WMT test-set index (details.LP.txt)\f"
                    "mqm: WMT test-set index (details.LP.txt), repeatable; the segment column becomes "
@@ -71,7 +77,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
-            keep_text, min_diff, lp, item_types, index, scores, higher_better, score_direction, refset, metric,
+            keep_text, min_diff, lp, item_types, exclude_documents, documents, index, scores, higher_better, score_direction, refset, metric,
             strict, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
@@ -110,7 +116,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         higher_better = score_direction == "higher"
     options = {k: v for k, v in dict(gold_attr=gold_attr, pred_attr=pred_attr, keep_text=keep_text,
                                       min_diff=min_diff, lp=lp, item_types=item_types,
-                                      index=list(index) or None, depth=depth,
+                                      exclude_documents=list(exclude_documents) or None,
+                                      documents=list(documents) or None, index=list(index) or None, depth=depth,
                                       all_queries=all_queries).items() if v is not None}
     if qrels is not None:
         if from_format != "trec":

@@ -21,9 +21,16 @@ LONG = {  # name -> (takes a value, the short option it stands for)
     "Max_retrieved_per_topic": (True, "M"), "Rel_info_format": (True, "R"), "Results_format": (True, "T"),
     "Output_old_results_format": (True, "o"), "Zscore": (True, "Z"),
     "trec-eval-version": (True, "trec-eval-version"), "tie-policy": (True, "tie-policy"),
+    "jobs": (True, "jobs"), "scheduler": (True, "scheduler"),
 }
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 TIE_POLICIES = ("trec", "pessimistic", "optimistic", "expected")
+
+
+def _configure_executor(**settings):
+    from .. import executor
+
+    executor.configure(**settings)
 
 
 def getopt(args):
@@ -92,6 +99,7 @@ class GetoptCommand(click.Command):
         if any(key == "h" for key, _ in opts):
             click.echo(ctx.get_help(), color=ctx.color)
             ctx.exit()
+        _configure_executor(jobs=None, scheduler=None)
         values = dict(query=False, complete=False, nosummary=False, level=1, measures=[], judged=False,
                       num_docs=0, depth=None, rel_format="qrels", results_format="trec_results", zscores=None,
                       version=10, tie_policy="trec", show_version=False)
@@ -129,6 +137,12 @@ class GetoptCommand(click.Command):
                     raise click.BadParameter(f"{value!r} is not one of {', '.join(TIE_POLICIES)}", ctx,
                                              param_hint="'--tie-policy'")
                 values["tie_policy"] = value
+            elif key == "jobs":
+                if not value.isdigit():
+                    raise click.BadParameter(f"{value!r} is not a whole number", ctx, param_hint="'--jobs'")
+                _configure_executor(jobs=int(value))
+            elif key == "scheduler":
+                _configure_executor(scheduler=value)
             # -D (debug level) and -o (obsolete in trec_eval) are accepted and change nothing
         ctx.params.update(values, files=tuple(operands))
         return []
@@ -158,10 +172,13 @@ class GetoptCommand(click.Command):
               help="Reproduce trec_eval 9.0.8 or 10.0 [default: 10].")
 @click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default="trec",
               help="Order of tied scores [default: trec].")
+@click.option("--jobs", type=click.IntRange(min=0), metavar="N",
+              help="Runs evaluated in N processes at once (0: one per CPU) [default: $RANKEVAL_JOBS, else 1].")
+@click.option("--scheduler", metavar="ADDRESS", help="Evaluate the runs on this dask.distributed scheduler.")
 @click.argument("files", nargs=-1, metavar="QRELS RUN...")
 @_common.handle_errors
 def command(query, measures, complete, nosummary, level, depth, num_docs, judged, rel_format, results_format,
-            zscores, show_version, version, tie_policy, files):
+            zscores, show_version, version, tie_policy, files, jobs=None, scheduler=None):
     """trec_eval 10.0's command line and output, byte for byte: its measures,
     sets, options (-qc, -mP.10, -M100, long forms) and lines. RUN may be -
     (stdin); several runs print one after the other. Unlike 10.0 (exit 4), a
@@ -192,7 +209,7 @@ def command(query, measures, complete, nosummary, level, depth, num_docs, judged
     try:
         te.validate(options)
         rel_info = te.read_rel_info(rel_format, files[0]) if rel_format in REL_FORMATS else None
-        for run in files[1:]:
-            sys.stdout.write(te.report(options, files[0], run, rel_info=rel_info))
+        for text in te.reports(options, files[0], files[1:], rel_info=rel_info):
+            sys.stdout.write(text)
     except te.TrecEvalError as exc:
         raise click.UsageError(f"trec_eval: {exc}") from None

@@ -32,6 +32,15 @@ else the item id), ``judge``, ``type``, ``score``; document tasks add ``docid``
 and ``document`` (the ``True``/``False`` field: a score of the whole document,
 kept as Appraise keeps it); ``start_time`` and ``end_time`` when present. Error
 spans and batch fields are not carried. Repeated judgments stay separate rows.
+
+Document tasks only: ``exclude_documents`` (shell-style patterns of the document id,
+e.g. ``*#incomplete*`` and ``*#dup*``, the filler documents WMT24 left out) drops rows,
+counted on stderr; ``documents`` (WMT's ``documents/LP.docs`` files: ``DOMAIN<TAB>DOCID``
+per segment, as in wmt-conference/wmt24-news-systems) adds a ``domain`` column, the
+domain of the row's document. Appraise names the quality-control copies of a document
+``DOCID#bad``, ``DOCID#dup`` or ``DOCID#incomplete``; a document id not in the files is
+looked up without its ``#`` suffix; rows of a document not found either way get an
+empty domain (counted on stderr), which ``aggregate --protocol wmt24`` refuses.
 """
 
 from __future__ import annotations
@@ -54,11 +63,12 @@ SEGMENT_FIELDS = 7
 _BOOL = ("True", "False")
 
 
-def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None] | None = None
-                  ) -> Iterator[Batch]:
+def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None] | None = None,
+                  documents=None, exclude_documents=()) -> Iterator[Batch]:
     """Stream one-judgment groups from an Appraise score export (module doc)."""
     name = source_name(source)
     keep = _types(item_types)
+    selection = _Documents(documents, exclude_documents)
     left_out: collections.Counter = collections.Counter()
     numbers: list = []
     rows: list = []
@@ -71,16 +81,23 @@ def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None
             if _is_header(fields):
                 continue
             layout = _Layout.of(fields, name, number)
+            selection.check(layout, name, number)
         if len(fields) != layout.width:
             raise DataError(f"expected {layout.width} fields as on the first line, found {len(fields)}",
                             name, number)
         numbers.append(number)
         rows.append(fields)
         if len(rows) >= BATCH_ROWS:
-            yield from _batch(rows, numbers, layout, keep, left_out, name)
+            yield from _batch(rows, numbers, layout, keep, left_out, name, selection)
             numbers, rows = [], []
     if rows:
-        yield from _batch(rows, numbers, layout, keep, left_out, name)
+        yield from _batch(rows, numbers, layout, keep, left_out, name, selection)
+    if selection.dropped:
+        (report or _warn)(f"{name}: left out {selection.dropped} rows of documents matching --exclude-documents "
+                          f"{' '.join(selection.patterns)}")
+    if selection.unknown:
+        (report or _warn)(f"{name}: {selection.unknown} rows of documents not in the --documents files (e.g. "
+                          f"{selection.first_unknown!r}) have an empty domain")
     if left_out:
         counts = ", ".join(f"{n} {t}" for t, n in sorted(left_out.items()))
         (report or _warn)(f"{name}: left out {counts} rows (item types not in --item-types "
@@ -127,7 +144,8 @@ class _Layout:
         return (10 if self.spans else 9) if self.document else 7
 
 
-def _batch(rows: list, numbers: list, layout: _Layout, keep: frozenset, left_out, name: str):
+def _batch(rows: list, numbers: list, layout: _Layout, keep: frozenset, left_out, name: str,
+           selection: "_Documents"):
     """The kept rows of a run of lines as one batch (none if every row was left out)."""
     from .columns import parse_numbers
 
@@ -137,7 +155,9 @@ def _batch(rows: list, numbers: list, layout: _Layout, keep: frozenset, left_out
     kept = np.isin(kind, list(keep))
     if not kept.all():
         left_out.update(kind[~kept].tolist())
-        table, kind = table[kept], kind[kept]
+    if layout.document and selection.patterns:
+        kept[kept] = selection.kept(table[kept, 7])
+    table, kind = table[kept], kind[kept]
     if not len(table):
         return
     lines = np.asarray(numbers, dtype=np.int64)[kept]
@@ -153,12 +173,77 @@ def _batch(rows: list, numbers: list, layout: _Layout, keep: frozenset, left_out
         _first_bad(~np.isin(document, _BOOL), "expected True or False in field 9 (complete document)", lines, name)
         extra.update(segment=_objects([f"{d}::{i}" for d, i in zip(docid.tolist(), item.tolist())]), docid=docid,
                      document=document)
+        if selection.domain_of is not None:
+            extra["domain"] = selection.domains(docid)
     if layout.times:
         extra.update(start_time=table[:, layout.time_fields], end_time=table[:, layout.time_fields + 1])
     group = _objects([f"{l}:{s}:{n}" for l, s, n in zip(lp.tolist(), extra["segment"].tolist(), lines.tolist())])
     n = len(table)
     yield Batch(group=group, offsets=offsets_from_sizes(np.ones(n, dtype=np.int64)), item=system, gold=-values,
                 pred=np.full(n, np.nan), extra=extra, line=lines, source=name)
+
+
+class _Documents:
+    """The document options: ids dropped by pattern, and the domain of each document."""
+
+    def __init__(self, documents, exclude_documents):
+        if isinstance(documents, (str, bytes)):
+            documents = [documents]
+        self.domain_of = read_documents(documents) if documents else None
+        self.patterns = tuple(exclude_documents or ())
+        self.dropped = self.unknown = 0
+        self.first_unknown: str | None = None
+
+    def check(self, layout: _Layout, name: str, number: int) -> None:
+        if not layout.document and (self.patterns or self.domain_of is not None):
+            raise DataError("--exclude-documents and --documents need a document-task export (a document id "
+                            "and True/False after the score)", name, number)
+
+    def kept(self, docid: np.ndarray) -> np.ndarray:
+        """False for the rows whose document matches an --exclude-documents pattern (counted)."""
+        if not self.patterns:
+            return np.ones(len(docid), dtype=bool)
+        from fnmatch import fnmatchcase
+
+        if not len(docid):
+            return np.ones(0, dtype=bool)
+        uniques, inverse = np.unique(docid.astype(str), return_inverse=True)
+        out = np.array([not any(fnmatchcase(u, p) for p in self.patterns) for u in uniques.tolist()],
+                       dtype=bool)[inverse.ravel()]
+        self.dropped += int((~out).sum())
+        return out
+
+    def domains(self, docid: np.ndarray) -> np.ndarray:
+        """The domain of each row's document (its id without a #suffix when the id itself is unknown;
+        empty, and counted, when neither is in the files)."""
+        if not len(docid):
+            return _objects([])
+        uniques, inverse = np.unique(docid.astype(str), return_inverse=True)
+        found = _objects([self.domain_of.get(u) or self.domain_of.get(u.split("#", 1)[0]) or ""
+                          for u in uniques.tolist()])[inverse.ravel()]
+        unknown = found == ""
+        self.unknown += int(unknown.sum())
+        if unknown.any() and self.first_unknown is None:
+            self.first_unknown = str(docid[np.argmax(unknown)])
+        return found
+
+
+def read_documents(paths) -> dict:
+    """``{document id: domain}`` from WMT ``.docs`` files (``DOMAIN<TAB>DOCID`` per segment); a
+    document given two domains is an error."""
+    domain_of: dict = {}
+    for path in paths:
+        for number, text in iter_lines(path):
+            if not text.strip():
+                continue
+            fields = text.split("\t")
+            if len(fields) != 2 or not all(f.strip() for f in fields):
+                raise DataError("expected DOMAIN<TAB>DOCUMENT-ID", source_name(path), number)
+            domain, document = fields
+            if domain_of.setdefault(document, domain) != domain:
+                raise DataError(f"document {document!r} is in domain {domain!r} here and {domain_of[document]!r} "
+                                "before", source_name(path), number)
+    return domain_of
 
 
 def _first_bad(bad: np.ndarray, message: str, lines: np.ndarray, name: str) -> None:

@@ -98,33 +98,45 @@ def evaluate(ranking, measures, settings: Settings) -> dict:
 
 def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None) -> list:
     """[RunValues] of every TREC run file joined with the qrels; ``warn`` (a function of a
-    message) hears of the run's queries that the qrels lack."""
+    message) hears of the run's queries that the qrels lack. The qrels are read once; the
+    runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
+    from ..executor import map_units
     from ..formats import trec
-    from ..measures.ir import ranking_from_joined
+    from ..textio import is_regular_file
 
     qrels = trec.read_qrels(qrels_path)
-    out, tags = [], []
-    for path in files:
-        values, tag = RunValues(path), None
-        for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
-            if joined is None:  # the run's queries are scattered: it is read again whole
-                values, tag = RunValues(path), None
-                continue
-            tag = tag or run.tag or None
-            ranking = ranking_from_joined(joined)
-            values.positive += int((ranking.judged_grade > 0).sum())
-            values.add(joined.qids, evaluate(ranking, measures, settings))
-            values.skipped += joined.skipped_queries
-        values.source, values.label = path, tag or path
-        values.sort()
+    in_line = not all(is_regular_file(path) for path in files)
+    out = map_units(_evaluate_run, list(files), shared=(qrels, measures, settings), label="runs",
+                    serial=in_line)
+    for values in out:
         if values.skipped and warn is not None:
-            warn(f"{path}: {values.skipped} queries without qrels skipped (as trec_eval)")
-        out.append(values)
-        tags.append(values.label)
+            warn(f"{values.source}: {values.skipped} queries without qrels skipped (as trec_eval)")
+    tags = [values.label for values in out]
     if len(set(tags)) < len(tags):  # two files with one tag: name the runs by file
         for values in out:
             values.label = values.source
     return out
+
+
+def _evaluate_run(shared, path: str) -> RunValues:
+    """One run file joined with the qrels: its per-query values, queries in trec_eval's order."""
+    from ..formats import trec
+    from ..measures.ir import ranking_from_joined
+
+    qrels, measures, settings = shared
+    values, tag = RunValues(path), None
+    for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+        if joined is None:  # the run's queries are scattered: it is read again whole
+            values, tag = RunValues(path), None
+            continue
+        tag = tag or run.tag or None
+        ranking = ranking_from_joined(joined)
+        values.positive += int((ranking.judged_grade > 0).sum())
+        values.add(joined.qids, evaluate(ranking, measures, settings))
+        values.skipped += joined.skipped_queries
+    values.source, values.label = path, tag or path
+    values.sort()
+    return values
 
 
 def evaluate_stream(batches, measures, settings: Settings) -> list:

@@ -329,6 +329,24 @@ def zscores(evaluation: Evaluation, table: dict) -> None:
         evaluation.values[name] = out
 
 
+def reports(options: Options, rel_path: str, run_paths, rel_info=None):
+    """The output of ``trec_eval OPTIONS REL_PATH RUN`` for each run, in order: the runs are
+    executor work units (``--jobs``; the judgments read once and sent to each worker), each
+    run's text yielded as soon as it and the runs before it are done. A run on stdin or
+    another stream is read in this process, and then every run is."""
+    from ..executor import imap_units
+    from ..textio import is_regular_file
+
+    in_line = not all(is_regular_file(path) for path in run_paths)
+    yield from imap_units(_report_unit, list(run_paths), shared=(options, rel_path, rel_info),
+                          label="runs", serial=in_line)
+
+
+def _report_unit(shared, run_path: str) -> str:
+    options, rel_path, rel_info = shared
+    return report(options, rel_path, run_path, rel_info=rel_info)
+
+
 def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str:
     """The whole output of ``trec_eval OPTIONS REL_PATH RUN_PATH``."""
     evaluation = evaluate(options, rel_path, run_path, rel_info=rel_info)
