@@ -2,12 +2,13 @@
 
 Each input is a summary a rankeval command wrote (TSV or JSON lines). A record's
 *row key* is its file's label plus its key columns: the columns written before
-``measure`` (the ``--by`` columns) and ``level``, ``system``, ``item``, ``metric``
-where present. Its *column* is the value of ``measure`` (``tau`` summaries give
+``measure`` (the ``--by`` columns) and ``level``, ``system``, ``metric`` where
+present. Its *column* is the value of ``measure`` (``tau`` summaries give
 ``tau_micro`` and ``tau_macro``); a table without ``measure`` (``aggregate``) takes
 the file's label. Cells keep their interval (``ci_low``, ``ci_high``), p-value
-(``p_randomization``, ``p_bootstrap``, ``p_value``) and significance cluster
-(``cluster``) so the writer can mark them.
+(``p_randomization``, ``p_bootstrap``, ``p_independence``) and significance cluster
+(``cluster``) so the writer can mark them. Summaries written before 1.0 are read
+under today's column names (:func:`.formats.summaries.current_names`).
 
 A ``compare`` summary (it has a ``baseline`` column) gives one row per system: its
 comparisons with each baseline are gathered into the system's cell (``versus``: the
@@ -22,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import DataError
-from .formats.summaries import read_summaries, strict_number
+from .formats.summaries import OLD_COLUMNS, read_summaries, strict_number
 from .textio import source_name
 
-KEY_COLUMNS = ("level", "system", "item", "metric")
-P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_value")
-VALUE_COLUMNS = ("value", "score", "points")
+KEY_COLUMNS = ("level", "system", "metric")
+P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
+VALUE_COLUMNS = ("value",)
 #: effect sizes a table can show beside the value (compare's columns)
 EFFECTS = ("delta", "d_z", "g_z", "es_e")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization":
@@ -65,20 +66,31 @@ class Gathered:
     baselines: list = field(default_factory=list)  # compare baselines, in order of appearance
 
 
+#: the row key of a file's label while gathering (named at the end: see :func:`gather`)
+_LABEL = "\0label"
+
+
 def gather(sources, labels, value_column: str | None = None, test: str | None = None,
            effect: str | None = None) -> Gathered:
     """Read every source and place each record's value at (row key, column).
+
+    With several sources, rows are keyed by each file's label first, a column named
+    ``system`` (``label`` when the summaries have a ``system`` column of their own).
+    A label of None (stdin, no --label) reads ``stdin`` there; a table without a
+    ``measure`` column (``aggregate``) takes the label as its column, or, for None, the
+    method of its signature (``expected-wins``).
 
     Input that is not a summary (no value column; no records at all), a value that is not a
     number and a second value for the same row and column (and baseline) are errors naming
     the file and line: none is shown as missing, none is dropped.
     """
-    table = Gathered(key_names=["run"] if len(sources) > 1 else [])
+    table = Gathered(key_names=[_LABEL] if len(sources) > 1 else [])
     placed: dict = {}  # (row, column, baseline) -> (source, line) of its value
     for source, label in zip(sources, labels):
         where, records, header = source_name(source), 0, []
 
         def check_header(line, columns, where=where):
+            columns = [OLD_COLUMNS.get(c, c) for c in columns]
             header.append(columns)
             if value_column is None and not any(c in columns for c in (*VALUE_COLUMNS, "micro", "macro")):
                 raise DataError(_no_value(columns), where, line)
@@ -91,10 +103,10 @@ def gather(sources, labels, value_column: str | None = None, test: str | None = 
             for name in keys:
                 if name not in table.key_names:
                     table.key_names.append(name)
-            row = (("run", label),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
-            cells = list(_cells(record, label, value_column, number))
+            row = ((_LABEL, label or "stdin"),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
+            cells = list(_cells(record, label or _method(record), value_column, number))
             if value_column is not None and value_column not in record:
-                raise DataError(f"no column {value_column!r} (--values)", source_name(source), line)
+                raise DataError(f"no column {value_column!r} (--column)", source_name(source), line)
             if not cells:
                 raise DataError(_no_value(list(record)), source_name(source), line)
             p_name = _p_column(record, test, source, line) if compared else None
@@ -118,6 +130,11 @@ def gather(sources, labels, value_column: str | None = None, test: str | None = 
         if not records and not header:
             raise DataError("not a summary: no records (expected the TSV or JSON lines a rankeval summary "
                             "command writes)", where, 1)
+    if _LABEL in table.key_names:
+        name = "label" if "system" in table.key_names else "system"
+        table.key_names = [name if k == _LABEL else k for k in table.key_names]
+        table.rows = {tuple((name if k == _LABEL else k, v) for k, v in row): cells
+                      for row, cells in table.rows.items()}
     return table
 
 
@@ -128,13 +145,20 @@ def _reader(name: str, line: int):
 
 
 def _no_value(columns) -> str:
-    return (f"not a summary: no value column ({', '.join(VALUE_COLUMNS)}, or micro and macro; --values names "
+    return (f"not a summary: no value column ({', '.join(VALUE_COLUMNS)}, or micro and macro; --column names "
             f"another); found {', '.join(map(repr, list(columns)[:8]))}")
 
 
 def _row_text(row: tuple, baseline: str | None) -> str:
     text = "the row " + (", ".join(f"{k}={v}" for k, v in row) if row else "(no key columns)")
     return text + (f" against baseline {baseline}" if baseline is not None else "")
+
+
+def _method(record: dict) -> str:
+    """The method a summary's signature names (``aggregate|method:expected-wins|...``), else ``value``."""
+    parts = str(record.get("signature") or "").split("|")
+    found = next((p[len("method:"):] for p in parts if p.startswith("method:")), None)
+    return found or (parts[0] if parts[0] in ("borda",) else "value")
 
 
 def _p_column(record: dict, test: str | None, source, line) -> str | None:
@@ -186,7 +210,7 @@ def _signature_settings(signature) -> dict:
 def _key_columns(record: dict) -> list:
     names = list(record)
     head = names[:names.index("measure")] if "measure" in names else \
-        names[:names.index("item")] if "item" in names else []
+        names[:names.index("system")] if "system" in names else []
     return [n for n in names if n in head or n in KEY_COLUMNS]
 
 
@@ -207,7 +231,8 @@ def _cells(record: dict, label: str, value_column: str | None, number):
     for average in ("micro", "macro"):  # tau summaries
         if average in record:
             ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
-            yield f"{measure}_{average}", Cell(number(record[average], average), ci if None not in ci else None, p)
+            # tau's p_independence is not a comparison: no mark (as before 1.0, when it was named p)
+            yield f"{measure}_{average}", Cell(number(record[average], average), ci if None not in ci else None)
 
 
 # --- formatting ------------------------------------------------------------------------------
@@ -394,4 +419,4 @@ def _latex_text(line: str, style: Style) -> str:
 
     dagger = "$^\\dagger$"
     text = dagger.join(latex_escape(part).replace("√", "$\\surd$") for part in line.split(dagger))
-    return re.sub(r"p < ([0-9.e-]+)", r"$p<\1$", text)
+    return re.sub(r"p \$<\$ ([0-9.e-]+)", r"$p<\1$", text)  # latex_escape wrote < as $<$

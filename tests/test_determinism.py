@@ -144,7 +144,8 @@ def test_the_contract_sample_by_hand():
     """
     import math
 
-    expected = ["tau", "penalize", -1 / 9, math.fsum([1 / 5, -1 / 3, -1]) / 3, 4, 5, 1, 0, 3, 5, 2, 2,
+    # groups: the 3 groups with a defined tau (undefined: 2)
+    expected = ["tau", "penalize", -1 / 9, math.fsum([1 / 5, -1 / 3, -1]) / 3, 4, 5, 1, 0, 3, 3, 2, 2,
                 math.erfc(1 / math.sqrt(37 / 3) / math.sqrt(2))]
     for raw in (to_tsv(SAMPLE), to_jsonl(SAMPLE)):
         row = invoke(["tau"], raw).stdout.splitlines()[1].split("\t")[:13]

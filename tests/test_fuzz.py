@@ -606,7 +606,7 @@ def test_tau_pair_counts_match_brute_force(data):
                     "C" if (dg > 0) == (dp > 0) else "D"
                 counts[key] += 1
         assert {k: int(row[k]) for k in counts} == counts
-        assert int(row["n"]) == len(pairs) and int(row["skipped"]) == len(group) - len(pairs)
+        assert int(row["items"]) == len(pairs) and int(row["skipped"]) == len(group) - len(pairs)
         tau = as_float(row["tau"])
         assert math.isnan(tau) or -1 <= tau <= 1
 

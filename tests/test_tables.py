@@ -78,7 +78,7 @@ def test_table_gathers_runs_with_intervals_and_significance(tmp_path):
     result = invoke("table", "--label", "first", "--label", "second", a, b)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "| run | lp | ndcg | mrr |"
+    assert lines[0] == "| system | lp | ndcg | mrr |"
     assert lines[2].startswith("| first | de-en | ") and lines[2].endswith(" |  |")
     assert lines[-1].startswith("- `mrr: mrr|")
     compare = tmp_path / "c.tsv"
@@ -120,6 +120,45 @@ def test_compare_by_equals_each_partition_alone():
             f"{x}\t{i % 3}" for i, x in enumerate(lines[1:]) if f"\t{lp}" in x]) + "\n")
         expected = [json.loads(x) for x in alone.stdout.splitlines()]
         assert [{k: v for k, v in r.items() if k != "lp"} for r in by if r["lp"] == lp] == expected
+
+
+# --- tables for papers ------------------------------------------------------------------------------
+
+def test_p_values_print_as_less_than_a_thousandth_never_zero():
+    from rankeval_cli.tables import p_value_text
+
+    assert [p_value_text(p) for p in (0.0, 1e-12, 0.0004, 0.001, 0.0123, 0.5, 1.0)] == \
+        ["< 0.001", "< 0.001", "< 0.001", "0.001", "0.012", "0.500", "1.000"]
+    assert p_value_text(0.00004, 4) == "< 0.0001" and p_value_text(float("nan")) == "–"
+
+
+def test_summary_tables_for_papers_carry_no_signature_column():
+    data = "group\titem\tgold\tpred\n" + "".join(
+        f"g{g}\t{i}\t{r}\t{(r + g) % 4 + 1}\n" for g in range(12) for i, r in zip("abcd", (1, 2, 3, 4)))
+    markdown = invoke("report", "--ci", "0.9", "--bootstrap", "50", "--output-format", "markdown",
+                      input=data).stdout
+    header = markdown.splitlines()[0]
+    assert header == "| measure | value | 90% CI | groups | undefined |"
+    assert "signature" not in header and "\nSignature: `tau|" in markdown
+    tau_p = next(line for line in markdown.splitlines() if line.startswith("| tau_p |"))
+    assert tau_p.split("|")[2].strip() in ("< 0.001",) or float(tau_p.split("|")[2]) >= 0.001
+    two = "group\titem\tgold\tpred\tp2\n" + "".join(
+        f"g{g}\t{i}\t{r}\t{(r + g) % 4 + 1}\t{r}\n" for g in range(12) for i, r in zip("abcd", (1, 2, 3, 4)))
+    latex = invoke("compare", "--pred-columns", "pred,p2", "--bootstrap", "50", "--permutations", "50",
+                   "--output-format", "latex", input=two).stdout
+    assert "signature" not in latex.split("\\midrule")[0] and "% signature: tau|" in latex
+    assert "95\\% CI" in latex and "delta 95\\% CI" in latex
+
+
+def test_latex_writes_less_than_in_math_mode():
+    import io
+
+    from rankeval_cli.summary import RecordWriter
+
+    out = io.StringIO()
+    with RecordWriter(out, "latex") as writer:
+        writer.write({"system": "a", "p_randomization": 0.0, "signature": "s"})
+    assert "$<$ 0.001" in out.getvalue() and "% signature: s" in out.getvalue()
 
 
 COMPARED = ("system\tbaseline\tmeasure\tvalue\tgroups\tdelta\td_z\tes_e\tp_t\tp_randomization\tp_t_adj\t"

@@ -35,13 +35,16 @@ def ci_options(f):
     """--ci LEVEL, --bootstrap N, --seed S."""
     f = click.option(
         "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help=f"Seed of the bootstrap draws (recorded in the signature) [default: {DEFAULT_SEED}].")(f)
+        help="Seed of the bootstrap draws\f"
+             f"Seed of the bootstrap draws (recorded in the signature) [default: {DEFAULT_SEED}].")(f)
     f = click.option(
         "--bootstrap", "bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help=f"Bootstrap replicates for --ci [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
+        help="Bootstrap replicates [default: 1000]\f"
+             f"Bootstrap replicates for --ci [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
         "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Add a percentile bootstrap confidence interval at this level (e.g. 0.95) to every summary "
+        help="Bootstrap intervals at this level (e.g. 0.95)\f"
+             "Add a percentile bootstrap confidence interval at this level (e.g. 0.95) to every summary "
              "value: groups are resampled with replacement, from per-group statistics kept in memory "
              "(a few numbers per group; the input is read once).")(f)
 

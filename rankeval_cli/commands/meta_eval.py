@@ -24,54 +24,72 @@ def _complete_measure(ctx, param, incomplete):
 @click.command(name="meta-eval")
 @click.argument("score_files", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORE_FILES]...")
 @click.option("--human", "humans", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="Human segment scores, repeatable (one file per language pair): Google's MQM "
+              help="Human segment scores (MQM or mt-metrics-eval)\f"
+                   "Human segment scores, repeatable (one file per language pair): Google's MQM "
                    "(mqm_TESTSET_xxyy...tsv: system mqm_avg_score seg_id) or mt-metrics-eval's "
                    "LP.NAME.seg.score.")
 @click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
+              help="WMT test-set index (WMT20-21 score files)\f"
+                   "WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
                    "join WMT20-21 score files, which number segments within documents.")
 @click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
-              help="An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
+              help="An mt-metrics-eval test-set directory\f"
+                   "An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
                    "--human and SCORE_FILES.")
 @click.option("--human-name", default=None, metavar="NAME",
-              help="--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
+              help="--mtme: the human scores [default: mqm]\f"
+                   "--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
 @click.option("--lp", "lps", multiple=True, metavar="XX-YY",
-              help="Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
+              help="Language pairs to evaluate [default: all]\f"
+                   "Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
                    "language pair of a human file whose name does not tell it.")
 @click.option("--refset", default=None, metavar="NAME",
-              help="The reference the metrics use [default: the one named like the test set (WMT files); the "
+              help="The reference the metrics use [default: as the test set]\f"
+                   "The reference the metrics use [default: the one named like the test set (WMT files); the "
                    "only one used (--mtme)]. Metrics scored against other references are left out.")
 @click.option("--include-human", is_flag=True,
-              help="Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
+              help="Keep human translations as systems\f"
+                   "Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
                    "the reference a metric is scored against.")
 @click.option("--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-              help="Drop systems matching this shell-style pattern; repeatable.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[@GROUPING]",
+              help="Drop systems matching a shell pattern\f"
+                   "Drop systems matching this shell-style pattern; repeatable.")
+@click.option("--statistic", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
+              metavar="NAME[@GROUPING]",
               shell_complete=_complete_measure,
-              help="Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
+              help="Statistics (man rankeval-meta-eval) [default: the WMT24 table]\f"
+                   "Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
                    "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall, seg-pdp; segment ones take "
                    "@none, @item or @system [default: sys-pa, spa, sys-pearson, seg-acc-eq@item, "
                    "seg-pearson@none, seg-pearson@item].")
-@click.option("--average-by", type=click.Choice(GROUPINGS), default=None,
-              help="Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
+@click.option("--average-by", type=click.Choice(GROUPINGS), default=None, metavar="GROUPING",
+              help="Grouping of segment statistics\f"
+                   "Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
                    "per segment, then the mean; system: per system).")
-@variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
+@variant_option(default="b", help_text="Kendall variant [default: b]\f"
+                                       "Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
                 "tau --help.", aliases=())
 @click.option("--epsilon", type=_common.FiniteFloat(), default=None, metavar="E",
-              help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
+              help="seg-acc-eq: tie threshold [default: calibrated]\f"
+                   "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
 @click.option("--task-weights", type=click.Choice(("uniform", "wmt23", "wmt25")), default="uniform",
               show_default=True,
-              help="The average: every task weighs 1; wmt23: pooled pairwise accuracy weighs as many as there "
-                   "are language pairs; wmt25: the WMT24-25 task set only (spa, seg-acc-eq@item: the default -m).")
+              help="Weights of the tasks in the average\f"
+                   "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
+                   "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
+                   "task set only (spa, seg-acc-eq@item: the default --statistic).")
 @click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
-              help="Trials of each permutation test.")
+              help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
+                   "mt-metrics-eval's 1000 sign vectors).")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
               metavar="LEVEL",
-              help="Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
+              help="Bootstrap intervals at this level (e.g. 0.95)\f"
+                   "Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
                    "resampled for segment statistics, systems for system ones (MEASURE:ci_low, :ci_high).")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
+              help="Bootstrap replicates [default: 1000]\f"
+                   "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of the permutation tests and of the bootstrap.")
 @_common.jobs_options
@@ -80,16 +98,24 @@ def _complete_measure(ctx, param, incomplete):
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, seed, output,
             output_format):
-    """The WMT metrics table: each metric's statistics, intervals and clusters.
+    """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
+    against human scores, with intervals and significance clusters.
 
-    Joins human segment scores and metric scores (WMT score files or an
-    mt-metrics-eval directory) into a systems x segments table per language
-    pair, computes every statistic (-m) of every metric, compares every pair of
-    metrics with a paired permutation test and ranks them by significance
-    cluster; the average over the tasks (--task-weights) is clustered the same
-    way. --ci adds bootstrap intervals. WMT20-21 files number segments within
-    documents: give the test-set index (--index). Definitions:
+    Reads human segment scores and metric score files (WMT metric score files,
+    segment or system level, several metrics and language pairs each; or an
+    mt-metrics-eval directory), joins them into one systems x segments table per
+    language pair, then computes every statistic (--statistic) of every metric, sorts the
+    metrics, compares every pair with a paired permutation test and gives each
+    metric the rank of its significance cluster: a metric starts a new rank when
+    one above it in the cluster beats it at p <= 0.05. The average over all tasks
+    (each statistic of each language pair, rescaled to [0, 1]; --task-weights)
+    gets clusters the same way. --ci adds bootstrap intervals. Definitions:
     docs/meta-evaluation.md.
+
+    Systems: those with human scores, without human translations unless
+    --include-human, without --exclude-systems. WMT20-21 score files number
+    segments within documents: give the test-set index (--index) so they join on
+    the test-set segment number; every join must be one-to-one, or it is an error.
 
     \b
     Output: lp metric [MEASURE MEASURE:rank [:epsilon] [:ci_low :ci_high] ...]
@@ -99,16 +125,22 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     \b
     Examples:
       rankeval meta-eval --mtme tests/data/mtme/wmt20 --task-weights wmt25
-      D=../shared/data/wmt20-mqm
-      rankeval meta-eval --human $D/mqm_newstest2020_ende.avg_seg_scores.tsv \\
-        --index $D/details.en-de.txt $D/YiSi-2.seg.score.gz --ci 0.95
+      rankeval meta-eval --human mqm_newstest2020_ende.avg_seg_scores.tsv \\
+        --index details.en-de.txt YiSi-2.seg.score.gz --ci 0.95
+
+    \b
+    More examples:
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 \\
+        --statistic sys-pa,seg-acc-eq@item --output-format markdown
+      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 \\
+        --lp en-de --statistic sys-pa,seg-acc-eq@item
     """
     from ..stats.metrics_table import Options, parse_measures
 
     try:
         chosen = parse_measures(measures, average_by, task_weights)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="-m/--measure") from None
+        raise click.BadParameter(str(exc), param_hint="--statistic") from None
     if task_weights == "wmt25":
         _check_wmt25(chosen, epsilon)
     if mtme_dir and (score_files or humans or indexes):
@@ -136,7 +168,7 @@ def _check_wmt25(measures, epsilon) -> None:
     missing = [m for m in WMT25_MEASURES if m not in {x.name for x in measures}]
     if missing:
         raise click.UsageError(f"--task-weights wmt25 averages {' and '.join(WMT25_MEASURES)}: add "
-                               f"{', '.join(missing)} to -m")
+                               f"{', '.join(missing)} to --statistic")
     if epsilon is not None:
         raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
@@ -170,7 +202,10 @@ def _records(tables, measures, options, sig, ci, replicates):
     """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
     from ..stats.metrics_table import run_table
 
-    table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
+    from ..pipeline import phase
+
+    with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
+        table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
     results, average, intervals = table.results, table.average, table.intervals
     avg = _lookup(average)
     rows = []

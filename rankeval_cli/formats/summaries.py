@@ -1,7 +1,10 @@
 """Reading summary records back: the TSV (header first) or JSON lines that summary commands write.
 
-Used by ``rankeval table`` to gather several runs into one table. Values stay text
-in TSV (``nan`` and empty are missing); JSON keeps its types (``null`` is missing).
+Used by ``rankeval table`` to gather several runs into one table, by ``plot`` and
+by ``correlate --aggregates``. Values stay text in TSV (``nan`` and empty are
+missing); JSON keeps its types (``null`` is missing). Summaries written before 1.0
+used other column names (``run``, ``item``, ``score``, ``queries``, ...): they are
+read under the current names (:data:`OLD_COLUMNS`, listed in docs/vocabulary.md).
 A column named twice in the header, or a key twice in a JSON object, is an error at
 its line (one of the two would be dropped); so is a value that is not a number where
 a number belongs (:func:`strict_number`).
@@ -16,12 +19,53 @@ from ..errors import DataError
 from ..textio import iter_lines, source_name
 
 
-def read_summaries(source, on_header=None) -> Iterator[tuple[int, dict]]:
+#: a column name of summaries written before 1.0 -> its current name (read until 2.0).
+OLD_COLUMNS = {
+    "run": "system", "item": "system",
+    "score": "value", "points": "value",
+    "gold_score": "gold_value", "gold_points": "gold_value", "pred_score": "pred_value", "pred_points": "pred_value",
+    "lo": "rank_ci_low", "hi": "rank_ci_high",
+    "gold_lo": "gold_rank_ci_low", "gold_hi": "gold_rank_ci_high",
+    "pred_lo": "pred_rank_ci_low", "pred_hi": "pred_rank_ci_high",
+    "queries": "groups", "count": "groups", "defined": "groups",
+    "p": "p_independence", "p_value": "p_independence",
+}
+
+
+def current_names(record: dict) -> dict:
+    """``record`` with the column names of summaries written before 1.0 replaced by today's.
+
+    ``count`` (report) and ``defined`` (mrr, ndcg, err, rankdcg) held the groups a value
+    averages, now ``groups``; the old ``groups`` beside them (all groups seen) is dropped.
+    ``n`` was the items of a group in per-group rows, and in ``correlate`` the systems
+    (system level) or groups (segment level) correlated.
+    """
+    if not any(name in OLD_COLUMNS or name == "n" for name in record) and "judgments" not in record:
+        return record
+    replaced = ("count" in record or "defined" in record)
+    out = {}
+    for name, value in record.items():
+        if name == "groups" and replaced:
+            continue
+        if name == "n":
+            name = "items" if "level" not in record else "groups" if record["level"] == "segment" else "systems"
+        elif name == "segments" and "judgments" in record:  # aggregate --method z-score
+            name = "groups"
+        else:
+            name = OLD_COLUMNS.get(name, name)
+        out.setdefault(name, value)
+    return out
+
+
+def read_summaries(source, on_header=None, current: bool = True) -> Iterator[tuple[int, dict]]:
     """``(line, record)`` for every summary record of ``source`` (TSV or JSON lines, sniffed).
 
-    ``on_header(line, columns)`` is called with a TSV header when it is read.
+    ``on_header(line, columns)`` is called with a TSV header when it is read (the names as
+    written). With ``current`` (the default), old column names are read as today's
+    (:func:`current_names`).
     """
     name = source_name(source)
+    rename = current_names if current else (lambda record: record)
     header = None
     for line, text in iter_lines(source, skip_blank=True):
         if not text.strip():
@@ -29,7 +73,7 @@ def read_summaries(source, on_header=None) -> Iterator[tuple[int, dict]]:
         if header is None and text.lstrip().startswith("{"):
             header = "json"
         if header == "json":
-            yield line, _json_record(text, name, line)
+            yield line, rename(_json_record(text, name, line))
             continue
         fields = text.split("\t")
         if header is None:
@@ -45,7 +89,7 @@ def read_summaries(source, on_header=None) -> Iterator[tuple[int, dict]]:
             continue
         if len(fields) != len(header):
             raise DataError(f"expected {len(header)} tab-separated fields, found {len(fields)}", name, line)
-        yield line, {key: _unescape(value) for key, value in zip(header, fields)}
+        yield line, rename({key: _unescape(value) for key, value in zip(header, fields)})
 
 
 def _json_record(text: str, name: str, line: int) -> dict:

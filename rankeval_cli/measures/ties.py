@@ -381,8 +381,7 @@ class MeanSummary:
         return self._sum.value / self.defined if self.defined else math.nan
 
     def as_dict(self) -> dict:
-        return {"measure": self.name, "value": self.mean, "groups": self.groups, "defined": self.defined,
-                "undefined": self.undefined, "blanks": self.blanks, "missing_pred": self.missing_pred}
+        return {"measure": self.name, "value": self.mean, "groups": self.defined, "undefined": self.undefined, "blanks": self.blanks, "missing_pred": self.missing_pred}
 
 
 def summarize(name: str, scores_iter) -> MeanSummary:
