@@ -89,8 +89,8 @@ def test_hand_case():
 
 def test_hand_case_through_the_command():
     out = ok(cli_input([*WMT24, "--alpha", "0.4"], as_tsv(HAND))).stdout.splitlines()
-    assert out[0].split("\t")[:13] == ["system", "value", "raw", "z", "segments", "judgments", "wins", "losses",
-                                       "rank", "lo", "hi", "cluster", "signature"]
+    assert out[0].split("\t")[:13] == ["system", "value", "raw", "z", "groups", "judgments", "wins", "losses",
+                                       "rank", "rank_ci_low", "rank_ci_high", "cluster", "signature"]
     rows = [line.split("\t") for line in out[1:]]
     assert [r[0] for r in rows] == ["Y", "W", "X"] and [r[1] for r in rows][::2] == ["72.5", "62.5"]
     assert [r[6:12] for r in rows] == [["2", "0", "1", "1", "1", "1"], ["0", "1", "2", "2", "3", "2"],
