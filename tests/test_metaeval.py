@@ -720,3 +720,20 @@ def test_spa_trials_equal_one_matrix_product_per_hybrid():
     for r in range(25):
         alone = me.soft_pairwise_accuracy(human, np.where(bits[r], ms1, ms2).reshape(human.shape))
         assert c1[r] == alone
+
+
+def test_spa_does_not_depend_on_the_blas_threads_of_the_process():
+    """OpenBLAS rounds a float32 product on one thread otherwise than on several; SPA fixes two
+    threads, so a one-core machine or a Dask worker (OMP_NUM_THREADS=1) gives the same SPA and
+    p-values as any machine of several cores (mt-metrics-eval's default: test_meta_eval_mtme.py)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(21)
+    human = np.round(rng.normal(size=(8, 1500)), 1)
+    metric = human + rng.normal(0, 2.0, human.shape)
+    found = set()
+    for threads in (1, 2, 4):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            p = me.pairwise_p_values(metric)
+            found.add((me.soft_pairwise_accuracy(human, metric), p[np.triu_indices(8, 1)].tobytes()))
+    assert len(found) == 1

@@ -83,19 +83,23 @@ def permutation_signs(n_seg: int, permutations: int = 1000, seed: int = SPA_SEED
     return signs
 
 
-def one_blas_thread():
-    """A context in which BLAS runs on one thread.
+def blas_threads():
+    """A context in which BLAS runs on two threads, on any machine.
 
-    A float32 sum through BLAS (the sign-flip products of SPA) is rounded differently
-    when BLAS splits it across threads, and near-ties in the p-values then fall the other
-    way: with its default threads, OpenBLAS gives WMT20 zh-en YiSi-2 an SPA of 0.582464 on
-    two cores and 0.582429 on one. One thread makes SPA the same on any machine of one
-    architecture, under --jobs and on a Dask worker (mt-metrics-eval gives these bits when
-    run with OPENBLAS_NUM_THREADS=1).
+    OpenBLAS sums a float32 product on one thread by another code path than on two or
+    more, and rounds differently; near-ties in SPA's p-values then fall the other way (WMT20
+    zh-en YiSi-2: SPA 0.5824642857 with two or more threads, as mt-metrics-eval gives on a
+    machine of several cores, 0.5824285714 with one). A one-core machine, and a Dask worker
+    (which sets OMP_NUM_THREADS=1), would take the one-thread path: fixing two threads makes
+    SPA the same everywhere, and mt-metrics-eval's published value.
     """
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=1, user_api="blas")
+    return threadpool_limits(limits=BLAS_THREADS, user_api="blas")
+
+
+#: BLAS threads of SPA's float32 sums (:func:`blas_threads`)
+BLAS_THREADS = 2
 
 
 def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED, *,
@@ -113,7 +117,7 @@ def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED
     if signs is None:
         signs = permutation_signs(n_seg, permutations, seed)
     sys_scores = np.sum(seg, axis=1)
-    with one_blas_thread():
+    with blas_threads():
         partial = np.matmul(signs, seg.T)
     i, j = np.triu_indices(n_sys, 1)
     p = np.full((n_sys, n_sys), np.nan)
