@@ -1,3 +1,3 @@
 """The one version string of rankeval-cli."""
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"

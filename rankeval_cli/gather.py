@@ -2,12 +2,13 @@
 
 Each input is a summary a rankeval command wrote (TSV or JSON lines). A record's
 *row key* is its file's label plus its key columns: the columns written before
-``measure`` (the ``--by`` columns) and ``level``, ``system``, ``item``, ``metric``
-where present. Its *column* is the value of ``measure`` (``tau`` summaries give
+``measure`` (the ``--by`` columns) and ``level``, ``system``, ``metric`` where
+present. Its *column* is the value of ``measure`` (``tau`` summaries give
 ``tau_micro`` and ``tau_macro``); a table without ``measure`` (``aggregate``) takes
 the file's label. Cells keep their interval (``ci_low``, ``ci_high``), p-value
-(``p_randomization``, ``p_bootstrap``, ``p_value``) and significance cluster
-(``cluster``) so the writer can mark them.
+(``p_randomization``, ``p_bootstrap``, ``p_independence``) and significance cluster
+(``cluster``) so the writer can mark them. Summaries written before 1.0 are read
+under today's column names (:func:`.formats.summaries.current_names`).
 
 A ``compare`` summary (it has a ``baseline`` column) gives one row per system: its
 comparisons with each baseline are gathered into the system's cell (``versus``: the
@@ -22,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import DataError
-from .formats.summaries import number, read_summaries
+from .formats.summaries import OLD_COLUMNS, read_summaries, strict_number
 from .textio import source_name
 
-KEY_COLUMNS = ("level", "system", "item", "metric")
-P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_value")
-VALUE_COLUMNS = ("value", "score", "points")
+KEY_COLUMNS = ("level", "system", "metric")
+P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
+VALUE_COLUMNS = ("value",)
 #: effect sizes a table can show beside the value (compare's columns)
 EFFECTS = ("delta", "d_z", "g_z", "es_e")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization":
@@ -65,36 +66,99 @@ class Gathered:
     baselines: list = field(default_factory=list)  # compare baselines, in order of appearance
 
 
+#: the row key of a file's label while gathering (named at the end: see :func:`gather`)
+_LABEL = "\0label"
+
+
 def gather(sources, labels, value_column: str | None = None, test: str | None = None,
            effect: str | None = None) -> Gathered:
-    """Read every source and place each record's value at (row key, column)."""
-    table = Gathered(key_names=["run"] if len(sources) > 1 else [])
+    """Read every source and place each record's value at (row key, column).
+
+    With several sources, rows are keyed by each file's label first, a column named
+    ``system`` (``label`` when the summaries have a ``system`` column of their own).
+    A label of None (stdin, no --label) reads ``stdin`` there; a table without a
+    ``measure`` column (``aggregate``) takes the label as its column, or, for None, the
+    method of its signature (``expected-wins``).
+
+    Input that is not a summary (no value column; no records at all), a value that is not a
+    number and a second value for the same row and column (and baseline) are errors naming
+    the file and line: none is shown as missing, none is dropped.
+    """
+    table = Gathered(key_names=[_LABEL] if len(sources) > 1 else [])
+    placed: dict = {}  # (row, column, baseline) -> (source, line) of its value
     for source, label in zip(sources, labels):
-        for line, record in read_summaries(source):
+        where, records, header = source_name(source), 0, []
+
+        def check_header(line, columns, where=where):
+            columns = [OLD_COLUMNS.get(c, c) for c in columns]
+            header.append(columns)
+            if value_column is None and not any(c in columns for c in (*VALUE_COLUMNS, "micro", "macro")):
+                raise DataError(_no_value(columns), where, line)
+
+        for line, record in read_summaries(source, on_header=check_header):
+            records += 1
+            number = _reader(where, line)
             compared = "baseline" in record
             keys = [k for k in _key_columns(record) if not (compared and k == "baseline")]
             for name in keys:
                 if name not in table.key_names:
                     table.key_names.append(name)
-            row = (("run", label),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
-            cells = list(_cells(record, label, value_column))
+            row = ((_LABEL, label or "stdin"),) * (len(sources) > 1) + tuple((k, str(record[k])) for k in keys)
+            cells = list(_cells(record, label or _method(record), value_column, number))
             if value_column is not None and value_column not in record:
-                raise DataError(f"no column {value_column!r} (--values)", source_name(source), line)
+                raise DataError(f"no column {value_column!r} (--column)", source_name(source), line)
             if not cells:
-                raise DataError(f"no value column ({', '.join(VALUE_COLUMNS)}, or micro/macro; or give --values)",
-                                source_name(source), line)
+                raise DataError(_no_value(list(record)), source_name(source), line)
             p_name = _p_column(record, test, source, line) if compared else None
             for column, cell in cells:
+                slot = (row, column, str(record["baseline"]) if compared else None)
+                if slot in placed:
+                    first = placed[slot]
+                    hint = "; tell the runs apart with --label" if first[0] != where or len(sources) > 1 else ""
+                    raise DataError(f"a second value for {_row_text(row, slot[2])} in column {column!r} (the first "
+                                    f"at {first[0]}:{first[1]}){hint}", where, line)
+                placed[slot] = (where, line)
                 if column not in table.columns:
                     table.columns.append(column)
                 here = table.rows.setdefault(row, {})
                 if compared:
                     cell = _merge_comparison(table, here.get(column), cell, record, column, p_name, effect, source,
-                                             line)
+                                             line, number)
                 here[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
+        if not records and not header:
+            raise DataError("not a summary: no records (expected the TSV or JSON lines a rankeval summary "
+                            "command writes)", where, 1)
+    if _LABEL in table.key_names:
+        name = "label" if "system" in table.key_names else "system"
+        table.key_names = [name if k == _LABEL else k for k in table.key_names]
+        table.rows = {tuple((name if k == _LABEL else k, v) for k, v in row): cells
+                      for row, cells in table.rows.items()}
     return table
+
+
+def _reader(name: str, line: int):
+    """``number(value, column)``: a record's value as a float (None when missing); anything
+    else is an error at its line."""
+    return lambda value, column: strict_number(value, column, name, line)
+
+
+def _no_value(columns) -> str:
+    return (f"not a summary: no value column ({', '.join(VALUE_COLUMNS)}, or micro and macro; --column names "
+            f"another); found {', '.join(map(repr, list(columns)[:8]))}")
+
+
+def _row_text(row: tuple, baseline: str | None) -> str:
+    text = "the row " + (", ".join(f"{k}={v}" for k, v in row) if row else "(no key columns)")
+    return text + (f" against baseline {baseline}" if baseline is not None else "")
+
+
+def _method(record: dict) -> str:
+    """The method a summary's signature names (``aggregate|method:expected-wins|...``), else ``value``."""
+    parts = str(record.get("signature") or "").split("|")
+    found = next((p[len("method:"):] for p in parts if p.startswith("method:")), None)
+    return found or (parts[0] if parts[0] in ("borda",) else "value")
 
 
 def _p_column(record: dict, test: str | None, source, line) -> str | None:
@@ -112,7 +176,7 @@ def _p_column(record: dict, test: str | None, source, line) -> str | None:
 
 
 def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dict, column: str, p_name, effect,
-                      source, line) -> Cell:
+                      source, line, number) -> Cell:
     """A system's cell with this record's comparison added to ``versus``."""
     cell = cell or new
     system, baseline = str(record.get("system")), str(record["baseline"])
@@ -123,13 +187,13 @@ def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dic
         return cell
     if baseline not in table.baselines:
         table.baselines.append(baseline)
-    p = number(record.get(p_name)) if p_name else None
-    cell.versus[baseline] = (p, number(record.get(effect)) if effect else None)
+    p = number(record.get(p_name), p_name) if p_name else None
+    cell.versus[baseline] = (p, number(record.get(effect), effect) if effect else None)
     if p_name:
         test = p_name[2:].removesuffix("_adj")
         marking = table.markings.setdefault(column, Marking(test, p_name.endswith("_adj")))
         marking.adjusted = marking.adjusted or p_name.endswith("_adj")
-        marking.families.update({int(f)} if (f := number(record.get("family"))) is not None else set())
+        marking.families.update({int(f)} if (f := number(record.get("family"), "family")) is not None else set())
         settings = _signature_settings(record.get("signature"))
         if settings.get("correction"):
             marking.corrections.add(settings["correction"])
@@ -146,28 +210,29 @@ def _signature_settings(signature) -> dict:
 def _key_columns(record: dict) -> list:
     names = list(record)
     head = names[:names.index("measure")] if "measure" in names else \
-        names[:names.index("item")] if "item" in names else []
+        names[:names.index("system")] if "system" in names else []
     return [n for n in names if n in head or n in KEY_COLUMNS]
 
 
-def _cells(record: dict, label: str, value_column: str | None):
-    """(column, Cell) pairs of one record."""
+def _cells(record: dict, label: str, value_column: str | None, number):
+    """(column, Cell) pairs of one record; ``number(value, column)`` reads a value."""
     measure = record.get("measure")
-    p = next((number(record[c]) for c in P_COLUMNS if c in record and number(record[c]) is not None), None)
-    cluster = number(record.get("cluster"))
+    p = next((v for c in P_COLUMNS if c in record and (v := number(record[c], c)) is not None), None)
+    cluster = number(record.get("cluster"), "cluster")
     cluster = int(cluster) if cluster is not None else None
     if value_column is not None or any(c in record for c in VALUE_COLUMNS):
         name = value_column or next(c for c in VALUE_COLUMNS if c in record)
         if name not in record:
             return
-        ci = (number(record.get("ci_low")), number(record.get("ci_high")))
+        ci = (number(record.get("ci_low"), "ci_low"), number(record.get("ci_high"), "ci_high"))
         yield (str(measure) if measure is not None else label), Cell(
-            number(record[name]), ci if None not in ci else None, p, cluster)
+            number(record[name], name), ci if None not in ci else None, p, cluster)
         return
     for average in ("micro", "macro"):  # tau summaries
         if average in record:
-            ci = (number(record.get(f"{average}_ci_low")), number(record.get(f"{average}_ci_high")))
-            yield f"{measure}_{average}", Cell(number(record[average]), ci if None not in ci else None, p)
+            ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
+            # tau's p_independence is not a comparison: no mark (as before 1.0, when it was named p)
+            yield f"{measure}_{average}", Cell(number(record[average], average), ci if None not in ci else None)
 
 
 # --- formatting ------------------------------------------------------------------------------
@@ -354,4 +419,4 @@ def _latex_text(line: str, style: Style) -> str:
 
     dagger = "$^\\dagger$"
     text = dagger.join(latex_escape(part).replace("√", "$\\surd$") for part in line.split(dagger))
-    return re.sub(r"p < ([0-9.e-]+)", r"$p<\1$", text)
+    return re.sub(r"p \$<\$ ([0-9.e-]+)", r"$p<\1$", text)  # latex_escape wrote < as $<$

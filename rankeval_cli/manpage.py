@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from ._version import __version__
+from .helpformat import long_option_help
 
 
 def _roff(text: str) -> str:
@@ -26,7 +27,7 @@ def _roff(text: str) -> str:
 def _paragraphs(help_text: str) -> str:
     """click help text (with \\b no-rewrap blocks) as roff paragraphs."""
     out, block = [], []
-    for para in help_text.strip().split("\n\n"):
+    for para in help_text.replace("\f", "\n\n").strip().split("\n\n"):
         if para.strip().startswith("\b"):
             body = para.strip()[1:].strip("\n")
             out.append(".PP\n.nf\n" + _roff(body) + "\n.fi")
@@ -50,7 +51,7 @@ def _options(command: click.Command, ctx: click.Context) -> str:
         if record is None:
             continue
         names, help_text = record
-        rows.append(f".TP\n\\fB{_roff(names)}\\fR\n{_roff(help_text)}")
+        rows.append(f".TP\n\\fB{_roff(names)}\\fR\n{_roff(long_option_help(help_text))}")
     return ".SH OPTIONS\n" + "\n".join(rows) + "\n" if rows else ""
 
 

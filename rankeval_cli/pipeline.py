@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .batch import Batch
-from .messages import warn
+from .messages import quiet, warn
 
 
 def system_matcher(patterns: Iterable[str]):
@@ -62,12 +62,12 @@ def progress(batches: Iterable[Batch], label: str = "groups", fed_by_pipe: bool 
     import click
 
     setting = os.environ.get("RANKEVAL_PROGRESS", "auto")
-    if setting == "0" or not sys.stderr.isatty() or (fed_by_pipe and setting != "1"):
+    if setting == "0" or not sys.stderr.isatty() or (fed_by_pipe and setting != "1") or quiet():
         yield from batches
         return
     unknown_length = (_ for _ in ())  # a generator: click shows a count, not a percentage
     text = f"rankeval {command}: {label}" if command else f"rankeval: {label}"
-    with click.progressbar(unknown_length, label=text, file=sys.stderr, show_pos=True) as bar:
+    with _shown(), click.progressbar(unknown_length, label=text, file=sys.stderr, show_pos=True) as bar:
         for batch in batches:
             bar.update(batch.n_groups)
             yield batch
@@ -82,10 +82,77 @@ def phase_progress(label: str | None, total: int):
     import sys
 
     setting = os.environ.get("RANKEVAL_PROGRESS", "auto")
-    if not label or total <= 1 or setting == "0" or not sys.stderr.isatty():
+    if not label or total <= 1 or setting == "0" or not sys.stderr.isatty() or quiet():
         yield lambda n=1: None
         return
     import click
 
-    with click.progressbar(length=total, label=f"rankeval: {label}", file=sys.stderr, show_pos=True) as bar:
+    with _shown(), click.progressbar(length=total, label=f"rankeval: {label}", file=sys.stderr,
+                                     show_pos=True) as bar:
         yield bar.update
+
+
+#: progress displays open now (a phase's elapsed-time line waits while one is)
+_OPEN_DISPLAYS = [0]
+#: a phase's elapsed time appears after this many seconds (shorter phases show nothing);
+#: $RANKEVAL_PROGRESS_DELAY changes it
+PHASE_DELAY = 1.0
+
+
+@contextlib.contextmanager
+def _shown():
+    _OPEN_DISPLAYS[0] += 1
+    try:
+        yield
+    finally:
+        _OPEN_DISPLAYS[0] -= 1
+
+
+@contextlib.contextmanager
+def phase(label: str):
+    """An elapsed-time line for a phase whose length is not known in advance
+    (``rankeval: training... 12s``), on stderr: only on a terminal, not under
+    ``--quiet`` or ``RANKEVAL_PROGRESS=0``, and only once the phase has taken
+    :data:`PHASE_DELAY` seconds; the line is erased when the phase ends. The display
+    is click's (already loaded: tqdm or rich would add 0.2 s or more to start-up,
+    see BENCHMARKS.md) and a thread that redraws the line. A phase that
+    runs work units (:func:`~rankeval_cli.executor.map_units`) shows their count bar
+    instead while it is open.
+    """
+    import os
+    import sys
+    import threading
+    import time
+
+    if os.environ.get("RANKEVAL_PROGRESS", "auto") == "0" or not sys.stderr.isatty() or quiet():
+        yield
+        return
+    try:
+        delay = float(os.environ.get("RANKEVAL_PROGRESS_DELAY", PHASE_DELAY))
+    except ValueError:
+        delay = PHASE_DELAY
+    done = threading.Event()
+    start = time.monotonic()
+    drawn = [False]
+
+    def draw():
+        spinner = "|/-\\"
+        tick = 0
+        while not done.wait(0.25):
+            elapsed = time.monotonic() - start
+            if elapsed < delay or _OPEN_DISPLAYS[0]:
+                continue
+            sys.stderr.write(f"\rrankeval: {label}... {spinner[tick % 4]} {elapsed:.0f}s\033[K")
+            sys.stderr.flush()
+            drawn[0], tick = True, tick + 1
+
+    thread = threading.Thread(target=draw, name="rankeval-phase", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if drawn[0]:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()

@@ -15,7 +15,7 @@ from ._version import __version__
 
 
 def signature(measure: str, **settings) -> str:
-    """Compact settings string, e.g. ``tau|ties:penalize|avg:micro|v:0.1.0``.
+    """Compact settings string, e.g. ``tau|ties:penalize|avg:micro|v:1.0.0``.
 
     Settings whose value is None are left out; the toolkit version always ends it.
     """
@@ -81,6 +81,7 @@ class RecordWriter:
         if fmt not in ("tsv", "jsonl", *TABLE_FORMATS):
             raise ValueError(f"unknown record format {fmt!r}")
         self.out, self.fmt, self.columns = out, fmt, None
+        self.explicit_digits = digits
         self.digits = TABLE_DIGITS if digits is None and fmt in TABLE_FORMATS else digits
         self.rows: list[dict] = []
 
@@ -114,15 +115,31 @@ class RecordWriter:
             self.out.write("\n".join(lines) + "\n")
 
     def close(self) -> None:
-        """Write the table (markdown, latex); nothing to do for TSV and JSON lines."""
-        if self.fmt in TABLE_FORMATS and self.rows:
-            from .tables import latex_table, markdown_table
+        """Write the table (markdown, latex); nothing to do for TSV and JSON lines.
 
-            columns = list(dict.fromkeys(c for row in self.rows for c in row))
-            cells = [[self._cell(row.get(c)) for c in columns] for row in self.rows]
+        A table is laid out for a paper: the signatures go under it (a line to carry
+        into the caption or a footnote), not in a column; an interval is one column
+        ``[low, high]`` headed by its level (``95% CI``); p-values print as ``< 0.001``
+        below a thousandth (never ``0``).
+        """
+        if self.fmt in TABLE_FORMATS and self.rows:
+            from .tables import latex_table, markdown_table, paper_columns, signature_note
+
+            columns, cells = paper_columns(self.rows, self._cell, self._p_cell)
             table = markdown_table if self.fmt == "markdown" else latex_table
             self.out.write(table(columns, cells))
+            self.out.write(signature_note([row.get("signature") for row in self.rows], self.fmt))
         self.rows = []
+
+    def _p_cell(self, value) -> str:
+        """A p-value: 3 decimals (or --digits), ``< 0.001`` below the last one shown."""
+        from .tables import p_value_text
+
+        if hasattr(value, "item") and not isinstance(value, (list, dict)):
+            value = value.item()
+        if value is None or isinstance(value, str):
+            return "" if value is None else value
+        return p_value_text(value, self.explicit_digits)
 
     def _rounded(self, value):
         if self.digits is None:

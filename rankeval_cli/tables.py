@@ -3,13 +3,18 @@
 Cells arrive as text (numbers already formatted by the caller); columns whose cells
 are all numbers are right-aligned. Markdown escapes ``|``; LaTeX escapes its special
 characters and uses booktabs rules (``\\usepackage{booktabs}``).
+
+:func:`paper_columns` lays summary records out for a paper (intervals in one column,
+p-values as ``< 0.001``, no signature column) and :func:`signature_note` writes the
+signatures under the table, for its caption or a footnote.
 """
 
 from __future__ import annotations
 
 import re
 
-_NUMBER = re.compile(r"^[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$|^(nan|inf|-inf|–)?$")
+_NUMBER = re.compile(r"^(<\s*)?[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$|^(nan|inf|-inf|–)?$"
+                     r"|^\[[^,\]]+, [^,\]]+\]$")
 
 
 _MARKS = re.compile(r"\\textbf\{([^{}]*)\}|\$[^$]*\$|<sup>[^<]*</sup>|\*\*|†|\*| \[[^\]]*\]| \(\d+\)"
@@ -33,7 +38,8 @@ def markdown_table(columns: list[str], cells: list[list[str]]) -> str:
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"$<$", ">": r"$>$"}
 
 
 def latex_escape(text: str) -> str:
@@ -59,3 +65,86 @@ def _latex_cell(text: str) -> str:
     """Escape a cell, keeping the markup ``rankeval table`` adds (``\\textbf{...}``, ``$...$``) intact."""
     parts = _MARKUP.split(text)
     return "".join(part if i % 2 else latex_escape(part).replace("–", "--") for i, part in enumerate(parts))
+
+
+#: columns a paper table leaves out (the signature goes under the table)
+_LEFT_OUT = ("signature",)
+
+
+def paper_columns(rows: list[dict], cell, p_cell) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of summary records for a paper table.
+
+    ``X_ci_low`` and ``X_ci_high`` (``X`` empty, ``micro``, ``delta``, ...) become one
+    column ``X 95% CI`` (the level from the signature's ``ci:``) holding ``[low, high]``;
+    p-value columns (``p_*``) and the value of a p-value row (``measure`` ``tau_p`` or
+    ``p_*``) are written by ``p_cell``, the rest by ``cell``.
+    """
+    names = [c for c in dict.fromkeys(c for row in rows for c in row) if c not in _LEFT_OUT]
+    level = _ci_level(rows)
+    columns, makers = [], []
+    for name in names:
+        if name.endswith("ci_high") and name[:-4] + "low" in names:
+            continue
+        if name.endswith("ci_low") and name[:-3] + "high" in names:
+            low, high = name, name[:-3] + "high"
+            prefix = name[: -len("ci_low")].rstrip("_")
+            columns.append(f"{prefix} {level}".strip())
+            makers.append(lambda row, low=low, high=high: _interval(cell(row.get(low)), cell(row.get(high))))
+        elif name.startswith("p_") or name == "p":
+            columns.append(name)
+            makers.append(lambda row, name=name: p_cell(row.get(name)))
+        else:
+            columns.append(name)
+            makers.append(lambda row, name=name: (p_cell if name == "value" and _is_p(row.get("measure"))
+                                                  else cell)(row.get(name)))
+    return columns, [[make(row) for make in makers] for row in rows]
+
+
+def _is_p(measure) -> bool:
+    return isinstance(measure, str) and (measure.startswith("p_") or measure.endswith("_p"))
+
+
+def _interval(low: str, high: str) -> str:
+    return "" if not low and not high else f"[{low}, {high}]"
+
+
+def _ci_level(rows: list[dict]) -> str:
+    """``95% CI`` from the first signature holding ``ci:0.95`` (``CI`` when none does)."""
+    for row in rows:
+        for part in str(row.get("signature") or "").split("|"):
+            if part.startswith("ci:"):
+                try:
+                    return f"{float(part[3:]) * 100:g}% CI"
+                except ValueError:
+                    break
+    return "CI"
+
+
+def p_value_text(value: float, digits: int | None = None) -> str:
+    """A p-value for a paper: ``digits`` decimals (3 by default), and ``< 0.001`` (with 3)
+    for anything that would print as zero; undefined as ``–``."""
+    import math
+
+    digits = 3 if digits is None else max(digits, 1)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    if math.isnan(value):
+        return "–"
+    floor = 10.0 ** -digits
+    if value < floor:
+        return f"< {floor:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
+def signature_note(signatures, fmt: str) -> str:
+    """The distinct signatures of a table, under it: for its caption or a footnote.
+
+    Markdown: a line ``Signature: `...` `` (one per signature); LaTeX: comment lines
+    ``% signature: ...`` after the tabular, so the table compiles as it is.
+    """
+    distinct = [s for s in dict.fromkeys(str(s) for s in signatures if s) if s]
+    if not distinct:
+        return ""
+    if fmt == "markdown":
+        return "\n" + "".join(f"Signature: `{s}`\n" for s in distinct)
+    return "".join(f"% signature: {s}\n" for s in distinct)

@@ -2,7 +2,14 @@
 
 Inputs are read as bytes in blocks that end at a line boundary, so readers can
 number lines and decode strictly; a UTF-8 error names its line. gzip, bzip2 and
-xz inputs are recognised by their first bytes, whatever the file is called.
+xz inputs are recognised by their first bytes, whatever the file is called, and
+decompressed a block at a time, never whole.
+
+One line may hold at most :func:`max_line_bytes` bytes (64 MiB unless raised with
+``rankeval --max-line-bytes SIZE`` or the environment variable
+``RANKEVAL_MAX_LINE_BYTES``); a longer one is a :class:`DataError` naming its file
+and line, raised before more than the cap and one block of it is held. So a reader
+holds at most a block, the longest line and what it keeps per distinct id.
 
 Outputs (``-o PATH``) replace a regular file atomically (a temporary file beside
 it, renamed on success); pipes, devices, sockets and ``/dev/fd/N`` are written
@@ -15,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import stat
 import sys
 import zlib
@@ -23,6 +31,12 @@ from typing import IO, Iterator
 from .errors import DataError
 
 BLOCK_BYTES = 1 << 22
+#: the cap on one input line, in bytes, unless raised (:func:`max_line_bytes`)
+DEFAULT_MAX_LINE_BYTES = 64 << 20
+#: the environment variable that sets the cap (as ``rankeval --max-line-bytes`` does)
+MAX_LINE_BYTES_ENV = "RANKEVAL_MAX_LINE_BYTES"
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_max_line_bytes: int | None = None  # set by the rankeval command (--max-line-bytes), else the environment
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
 BZ2_MAGIC = b"BZh"
@@ -30,6 +44,56 @@ BZ2_BLOCKS = (b"1AY&SY", b"\x17rE8P\x90")  # after "BZh" and the level: a first 
 BOM = b"\xef\xbb\xbf"
 #: output name suffix -> the stdlib module that compresses it
 COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``12345``, ``64K``, ``64M``, ``1G`` or ``1T`` (powers of 1024; ``KiB``, ``MB`` and
+    lower case are read the same); ValueError for anything else or a size below 1."""
+    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", str(text), re.IGNORECASE | re.ASCII)
+    if not match:
+        raise ValueError(f"{text!r} is not a size: expected bytes, or a number with K, M, G or T (e.g. 256M)")
+    size = int(match.group(1)) * _SIZE_UNITS[match.group(2).upper()]
+    if size < 1:
+        raise ValueError(f"{text!r}: the size must be at least 1 byte")
+    return size
+
+
+def format_size(size: int) -> str:
+    """``64 MiB`` for a whole number of KiB, MiB, GiB or TiB; else ``N bytes``."""
+    for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} bytes"
+
+
+def max_line_bytes() -> int:
+    """The cap on one input line, in bytes: what ``rankeval --max-line-bytes`` set for this run,
+    else ``$RANKEVAL_MAX_LINE_BYTES``, else 64 MiB. Every reader that holds a line (or a record)
+    whole asks here."""
+    if _max_line_bytes is not None:
+        return _max_line_bytes
+    given = os.environ.get(MAX_LINE_BYTES_ENV)
+    if given:
+        try:
+            return parse_size(given)
+        except ValueError as exc:
+            raise DataError(f"{MAX_LINE_BYTES_ENV}: {exc}") from None
+    return DEFAULT_MAX_LINE_BYTES
+
+
+def set_max_line_bytes(size: int | None) -> int | None:
+    """Set the cap for this process (None: back to the environment or the default); returns the
+    value it replaces, so a caller can put it back."""
+    global _max_line_bytes
+    previous, _max_line_bytes = _max_line_bytes, size
+    return previous
+
+
+def line_too_long(name: str, line: int | None, cap: int | None = None, what: str = "line") -> DataError:
+    """The error for a line (or record) longer than the cap."""
+    cap = max_line_bytes() if cap is None else cap
+    return DataError(f"{what} longer than {format_size(cap)} (the cap on one line; raise it with "
+                     f"rankeval --max-line-bytes SIZE or {MAX_LINE_BYTES_ENV})", name, line)
 
 
 def source_name(source) -> str:
@@ -167,22 +231,33 @@ class _UpToDamage(io.BufferedIOBase):
         super().close()
 
 
-def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
+def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None,
+                skip_blank: bool = False) -> Iterator[tuple[bytes, int]]:
     """Yield ``(block, first_line)``: blocks of whole lines (the last may lack its newline).
 
     ``block_bytes`` defaults to ``BLOCK_BYTES``, read when called (tests shrink it to cut
     batches in odd places; results must not depend on where).
 
+    A line longer than :func:`max_line_bytes` is a :class:`DataError` naming its line, raised
+    once the cap is passed (the line is never held whole), so memory stays within one block
+    plus the cap. ``skip_blank`` (for readers that skip blank lines anyway): blank lines
+    (empty, or a lone CR) at the start of a block, and runs of ``BLANK_RUN_LINES`` or more
+    within one, are left out, so a run of them costs a count, not memory; a block's lines
+    are then numbered from its ``first_line``, which may jump past the lines left out
+    since the block before.
+
     A leading UTF-8 byte-order mark is dropped; a gzip stream that ends early or a
     corrupt one is a :class:`DataError`.
     """
     block_bytes = block_bytes or BLOCK_BYTES
-    line, pending, first = 1, [], True  # pending: bytes read since the last newline
+    cap = max_line_bytes()
+    size = min(block_bytes, cap + 1)  # a line within one read is then at most the cap
+    line, pending, held, first = 1, [], 0, True  # pending: bytes read since the last newline (held of them)
     while True:
-        chunk = read_chunk(stream, block_bytes, name, line)
+        chunk = read_chunk(stream, size, name, line)
         if first:
             while chunk and len(chunk) < len(BOM) and BOM.startswith(chunk):  # a BOM cut by a tiny block
-                more = read_chunk(stream, block_bytes, name, line)
+                more = read_chunk(stream, size, name, line)
                 if not more:
                     break
                 chunk += more
@@ -191,14 +266,70 @@ def read_blocks(stream: IO[bytes], name: str, block_bytes: int | None = None) ->
             if pending:
                 yield b"".join(pending), line
             return
+        if skip_blank and not pending:
+            blanks = _blank_lines(chunk)
+            if blanks:
+                line += chunk.count(b"\n", 0, blanks)
+                chunk = chunk[blanks:]
+                if not chunk:
+                    continue
         cut = chunk.rfind(b"\n") + 1
         if cut == 0:  # a long line: keep its pieces, join once (no quadratic re-copying)
             pending.append(chunk)
+            held += len(chunk)
+            if held > cap:
+                raise line_too_long(name, line, cap)
             continue
+        if pending and held + chunk.find(b"\n") > cap:
+            raise line_too_long(name, line, cap)
         block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
         pending = [chunk[cut:]] if cut < len(chunk) else []
-        yield block, line
+        held = len(chunk) - cut
+        if skip_blank:
+            yield from _without_blank_runs(block, line)
+        else:
+            yield block, line
         line += block.count(b"\n")
+
+
+#: a run of this many blank lines or more inside a block is cut out of it (:func:`_without_blank_runs`)
+BLANK_RUN_LINES = 64
+_RUNS = (b"\n" * (BLANK_RUN_LINES + 1), b"\r\n" * (BLANK_RUN_LINES + 1))
+
+
+def _without_blank_runs(block: bytes, first_line: int) -> Iterator[tuple[bytes, int]]:
+    """``block`` in pieces around its runs of at least ``BLANK_RUN_LINES`` blank lines (each piece
+    numbered from its own first line), so that a reader's per-line work follows the lines that
+    are not blank."""
+    start, number = 0, first_line
+    while True:
+        runs = _RUNS if b"\r" in block else _RUNS[:1]
+        found = [(at, len(run) // (BLANK_RUN_LINES + 1)) for at, run in ((block.find(run, start), run) for run in runs)
+                 if at >= 0]
+        if not found:
+            if start < len(block):
+                yield (block[start:] if start else block), number
+            return
+        at, ending = min(found)
+        end = at if at == 0 or block[at - 1] == 10 else at + ending  # after the line before the run
+        piece = block[start:end]
+        if piece:
+            yield piece, number
+        run = _blank_lines(block, end)
+        number += piece.count(b"\n") + block.count(b"\n", end, end + run)
+        start = end + run
+
+
+def _blank_lines(chunk: bytes, start: int = 0) -> int:
+    """The length of the blank lines (``\\n`` or ``\\r\\n``) at ``chunk[start:]``, found at C speed."""
+    head = _LINE_ENDS.match(chunk, start).group()
+    odd = head.find(b"\r\r")  # a CR that ends no line: the blank lines stop before it
+    if odd >= 0:
+        head = head[:odd]
+    return head.rfind(b"\n") + 1
+
+
+_LINE_ENDS = re.compile(rb"[\r\n]*")
 
 
 def read_chunk(stream, size: int, name: str, line: int | None = None) -> bytes:
@@ -229,26 +360,67 @@ def decode(block: bytes, name: str, first_line: int) -> str:
         raise DataError(f"invalid UTF-8 (byte {block[exc.start]:#04x})", name, line) from None
 
 
-def iter_lines(source) -> Iterator[tuple[int, str]]:
-    """``(line_number, text)`` for each line of a source, without line endings."""
+def iter_lines(source, skip_blank: bool = False) -> Iterator[tuple[int, str]]:
+    """``(line_number, text)`` for each line of a source, without line endings.
+
+    ``skip_blank``: empty lines (and lone CRs) are not yielded; a run of them costs a
+    count, however long (a line of spaces is still yielded).
+    """
     name = source_name(source)
     with open_binary(source) as stream:
-        for block, first_line in read_blocks(stream, name):
-            lines = decode(block, name, first_line).split("\n")
+        for block, first_line in read_blocks(stream, name, skip_blank=skip_blank):
+            text = decode(block, name, first_line)
+            if skip_blank:
+                yield from _non_blank_lines(text, first_line)
+                continue
+            lines = text.split("\n")
             if lines[-1] == "":
                 lines.pop()
             for offset, line in enumerate(lines):
                 yield first_line + offset, line.rstrip("\r")
 
 
-def _output_mode(dest: str) -> int:
-    """The mode of the file being replaced, or what ``open(dest, "w")`` would give (not mkstemp's 0600)."""
+def _non_blank_lines(text: str, first_line: int) -> Iterator[tuple[int, str]]:
+    number, at = first_line, 0
+    for found in _TEXT_LINE.finditer(text):
+        number += text.count("\n", at, found.start())
+        at = found.start()
+        line = found.group().rstrip("\r")
+        if line:
+            yield number, line
+
+
+_TEXT_LINE = re.compile(r"[^\n]+")
+
+
+def _take_over(tmp: str, target: str) -> None:
+    """Give the temporary file the owner, group and mode of the file it replaces (as the shell's
+    ``>`` keeps them by writing in place), or what ``open(target, "w")`` would give a new file
+    (not mkstemp's 0600). An owner this user may not give (not root) is kept where it can be:
+    the group, if the user belongs to it."""
     try:
-        return stat.S_IMODE(os.stat(dest).st_mode)
-    except OSError:
+        old = os.stat(target)
+    except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
-        return 0o666 & ~umask
+        os.chmod(tmp, 0o666 & ~umask)
+        return
+    new = os.stat(tmp)
+    if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
+        try:
+            os.chown(tmp, old.st_uid, old.st_gid)
+        except PermissionError:
+            with contextlib.suppress(OSError):
+                os.chown(tmp, -1, old.st_gid)
+    os.chmod(tmp, stat.S_IMODE(old.st_mode))  # after chown, which may clear the set-id bits
+
+
+def _check_writable(target: str, dest: str) -> None:
+    """Refuse to replace a file this user may not write (a 0444 file, another user's file), as the
+    shell's ``>`` would: a rename only asks for the folder's permission, not the file's."""
+    effective = os.access in os.supports_effective_ids
+    if os.path.exists(target) and not os.access(target, os.W_OK, effective_ids=effective):
+        raise DataError("cannot write: Permission denied (the file is not writable; not replaced)", dest)
 
 
 @contextlib.contextmanager
@@ -259,10 +431,12 @@ def atomic_output(dest, binary: bool = False) -> Iterator[IO]:
     no compression is applied.
 
     * A regular file, or a name not yet taken, is written to a temporary file beside
-      it and renamed over it on success; if the body raises (or SIGINT/SIGTERM
-      arrive), the temporary file is removed and an existing ``dest`` is left
-      untouched. A symbolic link is kept: its target is replaced. The new file takes
-      the mode of the one it replaces (or the umask's, for a new file).
+      it and renamed over it on success; if the body raises (or a signal arrives),
+      the temporary file is removed and an existing ``dest`` is left untouched. A symbolic link is kept: its target is replaced. The new file takes
+      the owner, group and mode of the one it replaces (or the umask's mode, for a new
+      file); a file this user may not write is not replaced (an error, as with ``>``).
+      Every catchable signal that would end the program (HUP, INT, QUIT, TERM, ALRM,
+      USR1, USR2, XCPU, VTALRM, PROF) removes the temporary file first.
     * Anything else (a FIFO, a character device, a socket, ``/dev/stdout``,
       ``/dev/fd/N`` from process substitution) is written straight through and never
       replaced; a reader that goes away is a closed pipe, as on stdout.
@@ -340,6 +514,7 @@ def _write_and_rename(dest: str, _fd=None, binary: bool = False) -> Iterator[IO]
 
     target = os.path.realpath(dest)  # a symbolic link stays; what it points to is replaced
     tmp = None
+    _check_writable(target, dest)
     with _Interrupts.raising():
         try:
             with _Interrupts.held():  # no Ctrl-C between creating the file and knowing its name
@@ -353,7 +528,7 @@ def _write_and_rename(dest: str, _fd=None, binary: bool = False) -> Iterator[IO]
             finally:
                 _close_quietly(out, raw)
             with _Interrupts.held():  # renamed and forgotten together
-                os.chmod(tmp, _output_mode(target))
+                _take_over(tmp, target)
                 _check_replaceable(target, dest)
                 os.replace(tmp, target)
                 tmp = None
@@ -408,12 +583,19 @@ def _text_writer(raw: IO[bytes], dest: str) -> IO[str]:
     return io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
 
 
+#: the signals that end a program unless caught, and that a temporary file must not outlive
+#: (SIGPIPE is ignored by Python: a closed pipe is an error of the write; SIGXFSZ likewise)
+ENDING_SIGNALS = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGXCPU",
+                  "SIGVTALRM", "SIGPROF")
+
+
 class _Interrupts:
-    """SIGINT and SIGTERM while a temporary file exists: they raise (KeyboardInterrupt, exit 143),
-    so that ``finally`` removes the file, but never inside a :meth:`held` section (between
-    creating the file and knowing its name, or renaming it and forgetting it): there they wait
-    until the section ends. Python runs signal handlers in the main thread between bytecodes,
-    whichever thread the signal reached, so a flag checked by the handler is enough.
+    """The ending signals while a temporary file exists: they raise (KeyboardInterrupt for SIGINT,
+    exit 128 + N for the others), so that ``finally`` removes the file, but never inside a
+    :meth:`held` section (between creating the file and knowing its name, or renaming it and
+    forgetting it): there they wait until the section ends. Python runs signal handlers in the
+    main thread between bytecodes, whichever thread the signal reached, so a flag checked by the
+    handler is enough.
     """
 
     holding = 0
@@ -449,7 +631,8 @@ class _Interrupts:
     @classmethod
     @contextlib.contextmanager
     def raising(cls):
-        """Install the handler for SIGTERM (if it has none) and SIGINT (if it has Python's)."""
+        """Install the handler for each ending signal whose handler is the default one (SIGINT:
+        Python's); one set by someone else, or an ignored signal, is left as it is."""
         import signal
         import threading
 
@@ -457,7 +640,11 @@ class _Interrupts:
             yield
             return
         replaced = {}
-        for signum, usual in ((signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler)):
+        for name in ENDING_SIGNALS:
+            signum = getattr(signal, name, None)
+            if signum is None:
+                continue
+            usual = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
             if signal.getsignal(signum) is usual:
                 replaced[signum] = signal.signal(signum, cls.handle)
         try:

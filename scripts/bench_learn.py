@@ -3,7 +3,7 @@
 
 1. Scaling: a generated stream of G groups x 5 items x 30 features (G = 100,000 at
    --scale 1; numpy PCG64, seed 1), as canonical TSV in bench-data/learn/. For each
-   scale in --scales, `rankeval learn train --model M --features 'x*'` runs as a child
+   scale in --scales, `rankeval learn train --objective M --features 'x*'` runs as a child
    process under GNU /usr/bin/time: wall time from spawn to exit (reading and parsing
    the TSV included) and peak resident memory. Memory should grow linearly with G.
 2. MSLR: train on msn1.fold1.train.5k, score msn1.fold1.test.5k with NDCG@10 (gain
@@ -85,7 +85,7 @@ def scaling(scales: list[float], models: list[str], l2: float | None = None) -> 
         for model in models:
             out = DATA / f"model-{model}-{groups}.json"
             lam = [] if l2 is None else ["--lambda", str(l2)]
-            wall, cpu, rss, _ = timed([RANKEVAL, "learn", "train", "--model", model, "--features", "x*", *lam,
+            wall, cpu, rss, _ = timed([RANKEVAL, "learn", "train", "--objective", model, "--features", "x*", *lam,
                                        "-o", str(out), str(path)])
             fit = fit_seconds(path, model, l2)
             import json

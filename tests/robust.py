@@ -60,6 +60,14 @@ NEEDS: dict[str, list[str]] = {
 }
 
 
+#: commands whose stderr carries more than rankeval's lines, from a file this suite's author may
+#: not edit: the spelling and batch-cut properties hold them as strict xfails until fixed
+KNOWN_STDERR = {
+    "plot": "owned by wt-interface (figures/draw.py): matplotlib's missing-glyph UserWarning for a control "
+            "character in an id reaches stderr, once per process",
+}
+
+
 def argv(args) -> list[str]:
     """Command-line arguments: a subcommand named ``"group sub"`` split into its words."""
     args = list(args)

@@ -191,7 +191,7 @@ def test_cli_table_and_blank_report():
     result = CliRunner().invoke(main, ["aggregate", "-m", "ew"], input=CLI_TSV)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "item\tscore\trank\tsignature"
+    assert lines[0] == "system\tvalue\trank\tsignature"
     assert [l.split("\t")[:3] for l in lines[1:]] == [
         ["A", repr(2 / 3), "1"], ["B", "0.5", "2"], ["C", repr(1 / 3), "3"], ["D", repr(0.5 / 3), "4"]]
     assert lines[1].split("\t")[3].startswith("aggregate|method:expected-wins|column:gold|")
@@ -205,7 +205,7 @@ def test_cli_by_and_json():
     import json
 
     rows = [json.loads(l) for l in result.stdout.splitlines() if l.startswith("{")]
-    assert [(r["lp"], r["item"], r["score"], r["rank"]) for r in rows] == [
+    assert [(r["lp"], r["system"], r["value"], r["rank"]) for r in rows] == [
         ("de", "A", 1.0, 1), ("de", "B", 1.0, 2), ("de", "C", 0.0, 3), ("de", "D", -2.0, 4)]
 
 
@@ -214,7 +214,7 @@ def test_cli_column_both_layout():
     result = CliRunner().invoke(main, ["aggregate", "--column", "both", "-m", "borda"], input=text)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "item\tgold_score\tgold_rank\tpred_score\tpred_rank\tsignature"
+    assert lines[0] == "system\tgold_value\tgold_rank\tpred_value\tpred_rank\tsignature"
     # pred: every list all tied; A is in 3 lists of 3 (1 point each), B C D in 2 → 3, 2, 2, 2 … but D's
     # gold is blank in g1 while its pred is 1: D is in 3 pred lists (g1 has 4 ranked: 1.5 each)
     # A 1.5 + 1 + 1 = 3.5, B 1.5 + 1 = 2.5, C 1.5 + 1 = 2.5, D 1.5 + 1 + 1 = 3.5
@@ -325,7 +325,7 @@ def test_cli_bootstrap_columns_and_clear_winner():
     result = CliRunner().invoke(main, ["aggregate", "-m", "gt", "--bootstrap", "200", "--seed", "5"], input=text)
     assert result.exit_code == 0, result.output
     lines = [l.split("\t") for l in result.stdout.splitlines()]
-    assert lines[0] == ["item", "score", "rank", "lo", "hi", "cluster", "signature"]
+    assert lines[0] == ["system", "value", "rank", "rank_ci_low", "rank_ci_high", "cluster", "signature"]
     assert [l[:6] for l in lines[1:]] == [["A", "1", "1", "1", "1", "1"], ["B", "0.5", "2", "2", "2", "2"],
                                           ["C", "0", "3", "3", "3", "3"]]
     assert "bootstrap:200|seed:5" in lines[1][6]

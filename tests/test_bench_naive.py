@@ -78,4 +78,4 @@ def test_random_groups_equal_rankeval(naive, tmp_path, seed):
     for measure in ("mrr", "ndcg", "err"):
         row = _rankeval(measure, str(path))[measure]
         assert results[measure][0] == pytest.approx(float(row["value"]), rel=1e-12), measure
-        assert results[measure][1] == int(row["defined"]), measure
+        assert results[measure][1] == int(row["groups"]), measure

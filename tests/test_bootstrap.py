@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from rankeval_cli._version import __version__
 from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.cli import main
 from rankeval_cli.commands import _ci
@@ -243,7 +244,7 @@ def test_mean_commands_add_an_interval_only_with_ci(name):
     (row,) = table(run(name, "--ci", "0.9", "--bootstrap", "200").stdout)
     assert list(row)[:4] == ["measure", "value", "ci_low", "ci_high"]
     assert float(row["ci_low"]) <= float(row["value"]) <= float(row["ci_high"])
-    assert row["signature"].endswith("|ci:0.9|bootstrap:200|seed:12345|v:0.1.0")
+    assert row["signature"].endswith("|ci:0.9|bootstrap:200|seed:12345|v:" + __version__)
     (plain_row,) = table(plain)
     assert plain_row["value"] == row["value"]
 

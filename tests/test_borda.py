@@ -91,6 +91,6 @@ def test_cli_output_columns():
     result = CliRunner().invoke(main, ["borda"], input=text)
     assert result.exit_code == 0, result.output
     lines = [l.split("\t") for l in result.stdout.splitlines()]
-    assert lines[0] == ["item", "points", "rank", "signature"]
+    assert lines[0] == ["system", "value", "rank", "signature"]
     assert [l[:3] for l in lines[1:]] == [["A", "5", "1"], ["B", "3", "2"], ["C", "1", "3"]]
     assert lines[1][3].startswith("borda|column:gold|missing:ignore|points:n-r|v:")

@@ -302,3 +302,47 @@ def test_tie_calibration_refuses_a_huge_group_before_building_its_pairs():
                                 HEADER.decode() + rows), line=2)
     assert "stops at 20000000 pairs" in message
     assert time.monotonic() - start < 10
+
+
+# --- float options --------------------------------------------------------------------------------
+
+def _float_types(kind):
+    """The float types inside a parameter type (a tuple's members included)."""
+    import click
+
+    for member in getattr(kind, "types", None) or [kind]:
+        if isinstance(member, click.types.FloatParamType):
+            yield member
+
+
+def _float_options():
+    """(command, option) for every float option of every command, found in click's own parameters."""
+    import click
+
+    found = []
+    for cmd in COMMANDS:
+        from robust import command
+
+        for param in command(cmd).params:
+            if isinstance(param, click.Option) and any(_float_types(param.type)):
+                found.append(pytest.param(cmd, param, id=f"{cmd} {param.opts[0]}"))
+    return found
+
+
+#: the arguments a command needs before its options are read (a missing one is another usage error)
+POSITIONAL = {"plot": ["scatter"]}
+
+
+@pytest.mark.parametrize("cmd, option", _float_options())
+def test_every_float_option_refuses_nan_and_infinity(cmd, option):
+    """NaN and the infinities pass every range check, then poison or empty the results; each float
+    option of each command (a future one included) refuses them as bad usage (exit 2)."""
+    from rankeval_cli.commands._common import FiniteFloat
+
+    assert all(isinstance(kind, FiniteFloat) for kind in _float_types(option.type)), \
+        f"{cmd} {option.opts[0]}: use _common.FiniteFloat"
+    for text in ("nan", "NaN", "inf", "-inf", "Infinity", "1e999"):
+        values = [text] * max(option.nargs, 1)
+        result = invoke([cmd, *POSITIONAL.get(cmd, []), option.opts[0], *values], HEADER)
+        assert result.exit_code == 2, (text, result.stderr)
+        assert "is not a finite number" in result.stderr and "Traceback" not in result.stderr, result.stderr

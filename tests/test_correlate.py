@@ -105,7 +105,8 @@ def test_cli_from_groups_by_lp():
     result = CliRunner().invoke(main, ["correlate", "--by", "lp", "-m", "borda"], input=TSV)
     assert result.exit_code == 0, result.output
     rows = [l.split("\t") for l in result.stdout.splitlines()]
-    assert rows[0] == ["lp", "level", "measure", "value", "p_value", "n", "undefined", "signature"]
+    assert rows[0] == ["lp", "level", "measure", "value", "p_independence", "systems", "groups", "undefined",
+                       "signature"]
     de = {r[2]: r for r in rows[1:] if r[0] == "de"}
     # de gold Borda: A 2+2, B 1+1, C 0 → 4, 2, 0; pred: g1 A 2, B 1, C 0; g2 B 2, A 1, C 0 → A 3, B 3, C 0
     # Pearson of (4,2,0) and (3,3,0): centred (2,0,−2)·(1,1,−2) = 6; √(8·6) → 6/√48
@@ -113,7 +114,7 @@ def test_cli_from_groups_by_lp():
     # Spearman: ranks (3,2,1) and (2.5,2.5,1): centred (1,0,−1)·(.5,.5,−1) = 1.5; √(2·1.5) → 1.5/√3
     assert float(de["spearman"][3]) == pytest.approx(1.5 / math.sqrt(3), rel=1e-12)
     # segment level: g1 ρ = 1, g2 ρ = 1 − 6·2/(3·8) = 0.5 → mean 0.75
-    assert float(de["spearman-avg"][3]) == 0.75 and de["spearman-avg"][5] == "2"
+    assert float(de["spearman-avg"][3]) == 0.75 and de["spearman-avg"][6] == "2"
     cs = {r[2]: r for r in rows[1:] if r[0] == "cs"}
     assert cs["spearman"][3] == "1" and cs["spearman"][5] == "2"  # two systems: ρ = 1, p = 1
     assert cs["spearman"][4] == "1"

@@ -26,7 +26,7 @@ def test_linear_gain_with_grades():
     row = run("--relevance", "grades", "--gain", "linear")
     # DCG = 2 + 3/log2 3; IDCG = 3 + 2/log2 3
     assert float(row["value"]) == pytest.approx((2 + 3 / log2(3)) / (3 + 2 / log2(3)), rel=1e-15)
-    assert (row["defined"], row["undefined"]) == ("1", "1")
+    assert (row["groups"], row["undefined"]) == ("1", "1")
     assert "ndcg|gain:linear|" in row["signature"]
 
 

@@ -49,11 +49,23 @@ SAMPLES = {
     "wmt08-excerpt.csv": "wmt-rr", "wmt12-excerpt.csv": "wmt-rr", "wmt13-excerpt.csv": "wmt-rr",
     "wmt16-excerpt.ron-eng.csv": "wmt-rr", "wmt20-chrF-excerpt.seg.score": "wmt-scores",
     "wmt20-chrF-excerpt.sys.score": "wmt-scores", "wmt20-darr-excerpt.csv": "darr",
-    "wmt20-da-excerpt-en-de.csv": "wmt-da", "jcml_wmt08.jcml": "jcml",
+    "wmt20-da-excerpt-en-de.csv": "wmt-da",
     "wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv": "mqm",
     "appraise/synthetic-segment-da.en-de.csv": "appraise", "appraise/synthetic-document-esa.en-zh.csv": "appraise",
     "synthetic-ad-seg-scores-de-en.csv": "wmt-da-scores",
 }
+
+
+def test_jcml_is_read_where_a_stream_is_expected():
+    """Every command that reads a ranking stream reads JCML as 'convert --from jcml' does."""
+    import gzip
+
+    path = str(DATA / "jcml_wmt08.jcml")
+    converted = invoke(["convert", "--from", "jcml", path]).stdout
+    for args in (["ndcg", path], ["ndcg", "--input-format", "jcml", path]):
+        assert invoke(args).stdout == invoke(["ndcg"], converted).stdout
+    assert invoke(["ndcg"], gzip.compress((DATA / "jcml_wmt08.jcml").read_bytes())).stdout == \
+        invoke(["ndcg"], converted).stdout
 
 
 @pytest.mark.parametrize("name, reader", sorted(SAMPLES.items()))

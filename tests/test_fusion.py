@@ -259,7 +259,7 @@ def test_cli_records_and_depth():
     result = run_cli(["--method", "rrf", "--rrf-k", "10", "--k", "3", "--output-format", "tsv", *RUNS[:2]])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "query\tdocno\trank\tscore\tsignature"
+    assert lines[0] == "group\titem\trank\tscore\tsignature"
     assert lines[1].endswith("aggregate|method:rrf|k:10.0|depth:3|runs:2|v:" + lines[1].rsplit("|v:", 1)[1])
     assert {line.split("\t")[2] for line in lines[1:]} == {"1", "2", "3"}
 

@@ -208,7 +208,7 @@ def test_report_builds_group_rows_only_when_asked():
     groups = random_groups(np.random.default_rng(5), 40)
     assert Report().add(make_batch(groups)) is None
     rows = Report().add(make_batch(groups), per_group=True)
-    assert len(rows) == 40 and set(rows[0]) >= {"group", "n", "skipped", "tau", "rr", "ndcg", "err", "rankdcg"}
+    assert len(rows) == 40 and set(rows[0]) >= {"group", "items", "skipped", "tau", "rr", "ndcg", "err", "rankdcg"}
 
 
 @pytest.mark.parametrize("shape", SHAPES)

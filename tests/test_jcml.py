@@ -26,6 +26,7 @@ from rankeval_cli.formats import write as write_any
 from rankeval_cli.formats.jcml import read_jcml, write_jcml
 
 from conftest import TEST_DATA, tsv_bytes
+from robust import check_exit, invoke
 
 EXCERPTS = sorted(TEST_DATA.glob("jcml_*.jcml"))
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -478,8 +479,10 @@ def canonical_batches(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(canonical_batches())
 def test_canonical_to_jcml_and_back(batch):
-    """Any canonical stream survives JCML: ids, values (-1 gold excepted, it is the blank), texts."""
-    back = read_doc(to_jcml(batch), pred_attr="predicted_rank")
+    """Any canonical stream survives JCML: ids, values (-1 gold excepted, it is the blank), texts.
+    (Without any prediction the attribute is written nowhere, and naming it would be an error.)"""
+    predicted = not np.isnan(batch.pred).all()
+    back = read_doc(to_jcml(batch), pred_attr="predicted_rank" if predicted else None)
     nonempty = batch.sizes > 0
     assert back.group.tolist() == batch.group[nonempty].tolist()
     assert back.item.tolist() == batch.item.tolist()
@@ -575,3 +578,16 @@ def test_small_real_fixtures(shared):
         batch = read_doc(data)
         assert batch.sizes.tolist() == sizes and batch.n_groups == n_groups
         assert xml_content(back_to_jcml(convert_text(data, "tsv", keep_text=True), "tsv")) == xml_content(data)
+
+
+# --- an attribute no <tgt> has --------------------------------------------------------------------
+
+@pytest.mark.parametrize("option, value, near", [("--pred-attr", "unkk", "unk"), ("--pred-attr", "PROB", "prob"),
+                                                  ("--gold-attr", "rnk", "rank"), ("--pred-attr", "zzzzzz", None)])
+def test_an_attribute_no_tgt_has_is_an_error_naming_the_nearest(option, value, near):
+    """Once all-NaN results and exit 0 for a typo in --pred-attr."""
+    path = str(TEST_DATA.parent.parent / "examples" / "wmt10-de-en.xf.jcml")
+    result = invoke(["convert", "--from", "jcml", option, value, path])
+    message = check_exit(result, source=path)
+    assert result.exit_code == 1 and f"no <tgt> has the attribute {value!r} ({option})" in message
+    assert (f"did you mean {near!r}?" in message) == (near is not None) and "unk, prob" in message

@@ -104,3 +104,43 @@ def test_msl_sample(shared):
     assert b.n_rows == 5000 and b.n_groups == 43
     assert len([k for k in b.extra if k.startswith("f")]) == 136
     assert set(b.gold.tolist()) <= {0, 1, 2, 3, 4}
+
+
+# --- the feature-index bound and batches sized by rows x features ---------------------------------------
+
+@pytest.mark.parametrize("index, shown", [(10001, "10001"), (10**7, "10000000"), (10**60, "100000000000...000000"),
+                                          ("0" * 5000 + "10001", "10001")])
+def test_an_index_above_the_bound_names_its_line(index, shown):
+    """A 44-byte file with index 10^7 once took 3.9 GB (every index is a column)."""
+    with pytest.raises(DataError) as err:
+        read(f"1 qid:1 1:1\n\n0 qid:1 2:1 {index}:0.5 # x 99999:1\n")
+    assert err.value.line == 3 and f"feature index {shown} is above the limit of 10000" in str(err.value)
+
+
+def test_the_bound_is_an_option():
+    text = "1 qid:1 1:1\n0 qid:1 12000:0.5\n"
+    assert read(text, max_feature_index=12000)[0].extra["f12000"].tolist() == ["0", "0.5"]
+    with pytest.raises(DataError):
+        read(text, max_feature_index=11999)
+    result = invoke(["convert", "--from", "letor", "--max-feature-index", "12000", "-"], text.encode())
+    assert result.exit_code == 0 and result.output.splitlines()[0].endswith("\tf12000")
+    assert "--max-feature-index" in invoke(["convert", "--from", "letor", "-"], text.encode()).stderr
+
+
+def test_zeros_in_front_of_an_index_within_the_bound():
+    b = rows(read("1 qid:1 " + "0" * 5000 + "3:1\n"))
+    assert b.extra["f3"].tolist() == ["1"]
+
+
+def test_batches_hold_about_cells_values(monkeypatch):
+    """Rows per batch x features stays within twice CELLS (whole queries; a longer query is one batch)."""
+    lines = [f"{i % 3} qid:{q} 1:{q}.5 {2 + (q * 7 + i) % 48}:{i}" for q in range(1, 30) for i in range(q % 5 + 1)]
+    text = "\n".join(lines) + "\n50 qid:99 50:1\n" + "".join(f"0 qid:100 1:{i}\n" for i in range(12))
+    whole = rows(read(text))
+    monkeypatch.setattr(letor, "CELLS", 50 * 4)  # 4 rows of 50 features
+    parts = read(text)
+    assert all(b.n_rows <= 2 * 4 or b.n_groups == 1 for b in parts) and len(parts) > 5
+    assert max(b.n_rows for b in parts) == 12  # the 12-item query, whole
+    cut = rows(parts)
+    assert cut.offsets.tolist() == whole.offsets.tolist() and cut.line.tolist() == whole.line.tolist()
+    assert all(cut.extra[c].tolist() == whole.extra[c].tolist() for c in whole.extra)

@@ -199,3 +199,74 @@ def test_a_metric_with_system_scores_only():
     assert chrf["spa"] == chrf["seg-pearson@none"] == chrf["seg-acc-eq@item"] == ""
     assert row(rows, "all", "chrF")["avg"] == ""  # not in every task: no average (mt-metrics-eval)
     assert row(rows, "all", "YiSi-2")["avg"] != ""
+
+
+def test_intervals_beside_every_value():
+    """--ci: MEASURE:ci_low and :ci_high after each measure's columns, avg:ci_low/high; the same for any
+    --jobs; recorded in the signature."""
+    args = [*FILES, *QUICK, "-m", "sys-pa,spa,sys-pearson,seg-acc-eq@item,seg-pearson@none,seg-pdp@item",
+            "--bootstrap", "60"]
+    out = run(*args).stdout
+    rows = table(out)
+    columns = list(rows[0])
+    assert columns[columns.index("sys-pa"):columns.index("sys-pa") + 4] == ["sys-pa", "sys-pa:rank", "sys-pa:ci_low",
+                                                                             "sys-pa:ci_high"]
+    assert columns[columns.index("avg"):columns.index("avg") + 4] == ["avg", "avg:rank", "avg:ci_low", "avg:ci_high"]
+    assert "ci:0.95|bootstrap:60|seed:12345" in rows[0]["signature"]
+    for r in rows:
+        for measure in ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pearson@none", "seg-pdp@item", "avg"):
+            if r.get(measure):
+                assert float(r[f"{measure}:ci_low"]) <= float(r[f"{measure}:ci_high"])
+    assert row(rows, "all", "chrF")["avg:ci_low"] != "" and row(rows, "en-de", "chrF")["avg:ci_low"] == ""
+    assert run(*args, "--jobs", "2").stdout == out
+    assert "ci_low" not in run(*FILES, *QUICK).stdout  # no columns without --ci
+
+
+def test_intervals_equal_the_library():
+    """The interval of a task: the percentiles of its replicates from the library, segments resampled."""
+    from rankeval_cli.stats.metaeval import intervals as iv
+
+    rows = table(run(*FILES, *QUICK, "-m", "seg-pearson@item", "--ci", "0.9", "--bootstrap", "80", "--seed", "3").stdout)
+    _, h, m, _, _ = raw_scores("en-de")
+    counts = iv.resample_counts(3, ("en-de", "segments"), h.shape[1], 0, 80)
+    low, high = iv.percentiles(iv.seg_replicates(h, [m], iv.SegSpec("pearson", "item"), counts), 0.9)
+    r = row(rows, "en-de", "chrF")
+    assert (float(r["seg-pearson@item:ci_low"]), float(r["seg-pearson@item:ci_high"])) == pytest.approx(
+        (low[0], high[0]), abs=1e-12)
+
+
+def test_pdp_column():
+    from rankeval_cli.stats import metaeval as me
+
+    rows = table(run(*FILES, *QUICK, "-m", "seg-pdp@item,pdp@system").stdout)
+    _, h, m, _, _ = raw_scores("zh-en")
+    r = row(rows, "zh-en", "chrF")
+    assert float(r["seg-pdp@item"]) == pytest.approx(me.seg_statistic(h, m, "pdp", "item").value, abs=1e-15)
+    assert float(r["seg-pdp@system"]) == pytest.approx(me.seg_statistic(h, m, "pdp", "system").value, abs=1e-15)
+
+
+def test_wmt25_task_weights():
+    """--task-weights wmt25: by default the WMT25 task set (SPA, tie-calibrated acc-eq by item), the average
+    over exactly those tasks with equal weights; other measures are shown but not averaged."""
+    rows = table(run(*FILES, *QUICK, "--task-weights", "wmt25").stdout)
+    assert [c for c in rows[0] if ":" not in c][2:4] == ["spa", "seg-acc-eq@item"]
+    wider = table(run(*FILES, *QUICK, "--task-weights", "wmt25", "-m", "sys-pearson,spa,seg-acc-eq@item").stdout)
+    for metric in ("chrF", "YiSi-2"):
+        tasks = [float(row(rows, lp, metric)[m]) for lp in ("en-de", "zh-en") for m in ("spa", "seg-acc-eq@item")]
+        assert float(row(rows, "all", metric)["avg"]) == pytest.approx(np.mean(tasks), abs=1e-12)
+        assert row(wider, "all", metric)["avg"] == row(rows, "all", metric)["avg"]
+    assert "weights:wmt25" in rows[0]["signature"]
+    assert "add seg-acc-eq@item to -m" in run(*FILES, "--task-weights", "wmt25", "-m", "spa", code=2).output
+    assert "drop --epsilon" in run(*FILES, "--task-weights", "wmt25", "--epsilon", "0", code=2).output
+
+
+def test_mtme_tree_of_wrong_length_is_one_line_exit_1(tmp_path):
+    import shutil
+
+    root = tmp_path / "wmt20"
+    shutil.copytree(MTME, root)
+    path = root / "metric-scores/zh-en/YiSi-2-src.seg.score"
+    path.write_text(path.read_text() + path.read_text().splitlines()[-1] + "\n")  # the last system: one line more
+    result = run("--mtme", str(root), *QUICK, code=1)
+    (message,) = [line for line in result.stderr.splitlines() if "segment" in line and str(path) in line]
+    assert message.startswith(f"rankeval: {path}:") and "Traceback" not in result.stderr

@@ -10,8 +10,11 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankeval_cli.stats import metaeval as me
+from rankeval_cli.stats.metaeval import calibration as cal
 from rankeval_cli.stats.metaeval import hybrids
 from rankeval_cli.stats.metaeval import permutation as pm
 
@@ -36,6 +39,15 @@ def test_mtme_correlation_values(statistic, variant, expected):
     for average_by, value in expected.items():
         got = me.seg_statistic(G6, M6, statistic, average_by, variant=variant).value
         assert round(got, 3) == value
+
+
+def test_mtme_pdp():
+    # mt-metrics-eval stats_test.py: CorrelationTest.testPearsonPdp, AverageCorrelationTest.testPdpWithAveragingAndNones
+    for average_by, value in {"item": 0.926, "none": 0.776, "system": 0.766}.items():
+        assert round(me.seg_statistic(G6, M6, "pdp", average_by).value, 3) == value
+    g, m = packed([1, 5, None, 10, 2, 12], 2), packed([3, 15, 1, 20, 4, 24], 2)
+    assert round(me.seg_statistic(g, m, "pdp", "item").value, 3) == 0.968
+    assert round(me.seg_statistic(g, m, "pdp", "none").value, 3) == 0.975
 
 
 def test_mtme_kendall_like():
@@ -293,6 +305,126 @@ def test_calibration_against_brute_force(seed, average_by):
         assert got.value == pytest.approx(best, abs=1e-12) and got.epsilon == first
 
 
+def slow_pdp(human, metric, average_by):
+    """PDP as mt-metrics-eval defines it: every ordered pair (a, b) of a group's cells, a = b included,
+    gives (h_b - h_a, m_b - m_a); scipy's Pearson r of all of them pooled; 0 when undefined."""
+    return slow_pdp_of_groups(slow_groups(human, metric, average_by))
+
+
+def slow_pdp_of_groups(groups):
+    dh, dm = [], []
+    for h, m in groups:
+        for a, b in itertools.product(range(len(h)), repeat=2):
+            dh.append(h[b] - h[a])
+            dm.append(m[b] - m[a])
+    if len(dh) < 2 or len(set(dh)) == 1 or len(set(dm)) == 1:
+        return 0.0
+    return float(scipy.stats.pearsonr(dh, dm)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 7), st.sampled_from(me.AVERAGE_BY),
+       st.booleans())
+def test_pdp_against_pair_enumeration(seed, n_sys, n_seg, average_by, constant_groups):
+    human, metric = random_task(seed, n_sys, n_seg)
+    if constant_groups:  # whole rows and columns of equal scores: groups whose differences are all 0
+        human[0, :] = 1.5
+        metric[:, 0] = 0.1
+    got = me.seg_statistic(human, metric, "pdp", average_by).value
+    assert got == pytest.approx(slow_pdp(human, metric, average_by), abs=1e-12)
+
+
+def test_pdp_none_is_pearson():
+    human, metric = random_task(3, 6, 9)
+    assert me.seg_statistic(human, metric, "pdp").value == pytest.approx(me.seg_statistic(human, metric).value,
+                                                                         abs=1e-14)
+    with pytest.raises(ValueError, match="pooled"):
+        me.seg_statistic(human, metric, "pdp", "item", weighting="items")
+
+
+def random_groups(seed, max_groups=4, max_size=25):
+    """Random groups with many human ties and metric scores rounded to 0-2 decimals (metric ties)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, max_size, rng.integers(1, max_groups + 1))
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    human = rng.integers(0, 4, offsets[-1]).astype(float)
+    metric = np.round(human + rng.normal(0, 1.5, offsets[-1]), int(rng.integers(0, 3)))
+    return human, metric, offsets
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["acc-eq", "eq"]), st.sampled_from(["plain", "pairs"]),
+       st.integers(1, 60))
+def test_calibration_sweep_equals_pair_enumeration(seed, variant, weighting, band_pairs):
+    """The O(n log n) sweep (bands of at most band_pairs pairs, so bounds and splits are exercised)
+    finds the same threshold and the same counts as scoring every pair at every threshold."""
+    human, metric, offsets = random_groups(seed)
+    counts, eps = cal.calibrated_counts(variant, human, metric, offsets, weighting=weighting)
+    swept, swept_eps = cal.sweep_calibrated_counts(variant, human, metric, offsets, weighting=weighting,
+                                                   band_pairs=band_pairs)
+    assert swept_eps == eps
+    for k in ("C", "D", "T_h", "T_m", "T_hm"):
+        assert getattr(swept, k).tolist() == getattr(counts, k).tolist(), k
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0, 3))
+def test_threshold_counts_equal_pair_enumeration(seed, epsilon):
+    human, metric, offsets = random_groups(seed)
+    _, _, mdiff, _, _ = cal.pair_categories(human, metric, offsets)
+    counter = cal.ThresholdCounts(human, metric, offsets)
+    for t in (epsilon, *np.random.default_rng(seed).choice(mdiff, min(3, len(mdiff)))):  # also at differences
+        group, category, _, _, _ = cal.pair_categories(human, metric, offsets, epsilon=t)
+        expected = cal.counts_from_categories(group, category, len(offsets) - 1, np.diff(offsets))
+        got, _ = counter.counts(t)
+        assert [x.tolist() for x in got] == [getattr(expected, k).tolist() for k in ("C", "D", "T_h", "T_m", "T_hm")]
+
+
+def test_large_groups_take_the_sweep(monkeypatch):
+    """Above SWEEP_MIN_PAIRS pairs, calibrated and fixed-ε statistics are counted without enumerating
+    the pairs, with the same values."""
+    human, metric = random_task(21, 6, 40)
+    before = {avg: me.seg_statistic(human, metric, "accuracy", avg, calibrate=True) for avg in me.AVERAGE_BY}
+    fixed = {avg: me.seg_statistic(human, metric, "kendall", avg, variant="eq", epsilon=0.5) for avg in me.AVERAGE_BY}
+    monkeypatch.setattr(cal, "SWEEP_MIN_PAIRS", 0)
+    monkeypatch.setattr(cal, "pair_categories", None)  # would fail if called
+    for avg in me.AVERAGE_BY:
+        after = me.seg_statistic(human, metric, "accuracy", avg, calibrate=True)
+        assert (after.value, after.epsilon, after.counts) == (before[avg].value, before[avg].epsilon,
+                                                              before[avg].counts)
+        again = me.seg_statistic(human, metric, "kendall", avg, variant="eq", epsilon=0.5)
+        assert (again.value, again.counts) == (fixed[avg].value, fixed[avg].counts)
+
+
+def test_pairwise_test_on_large_groups(monkeypatch):
+    """Groups of more pairs than MAX_PAIRS: the pairwise test draws, per group and trial, how many of the
+    pairs good for one metric only each hybrid keeps; same δ as the per-pair test, and p-values that
+    estimate the same permutation distribution."""
+    human, a = random_task(31, 5, 30, missing=0.1)
+    _, b = random_task(32, 5, 30, missing=0.0)
+    cells = me.grouped_cells(human, [a, b], "system")
+    h, x, y, off = cells.human, cells.metrics[0], cells.metrics[1], cells.offsets
+    per_pair = pm.pairwise_permutation(h, x, y, off, "acc-eq", 0.4, 0.0, 3000, 1)
+    both, only_a, only_b = pm._joint_good_counts(h, x, y, off, 0.4, 0.0)
+    for g, (start, end) in enumerate(zip(off[:-1], off[1:])):
+        good = []
+        for values, eps in ((x, 0.4), (y, 0.0)):
+            c = slow_counts(h[start:end], values[start:end], eps)
+            good.append(c["C"] + c["T_hm"])
+        pairs = (end - start) * (end - start - 1) // 2
+        assert both[g] + only_a[g] == good[0] and both[g] + only_b[g] == good[1]
+        assert both[g] + only_a[g] + only_b[g] <= pairs
+    monkeypatch.setattr(pm, "MAX_PAIRS", 0)
+    monkeypatch.setattr(pm, "PAIR_CHUNK", 7)  # many chunks
+    by_counts = pm.pairwise_permutation(h, x, y, off, "acc-eq", 0.4, 0.0, 3000, 1)
+    assert by_counts.delta == per_pair.delta and by_counts.k == 3000
+    assert abs(by_counts.p - per_pair.p) < 0.04
+    again = pm.pairwise_permutation(h, x, y, off, "acc-eq", 0.4, 0.0, 3000, 1)
+    assert again.draws.tobytes() == by_counts.draws.tobytes()
+    with pytest.raises(ValueError, match="eq and acc-eq"):
+        pm.pairwise_permutation(h, x, y, off, "b", 0.4, 0.0, 10, 1)
+
+
 def test_system_level_and_pairwise_accuracy():
     rng = np.random.default_rng(3)
     hs = [rng.integers(0, 5, 6).astype(float), rng.normal(size=4)]
@@ -368,7 +500,7 @@ def slow_perm_both(stat_fn, human, a, b, k, seed, block=None, lo=0.02, hi=0.5):
 @pytest.mark.parametrize("statistic,average_by,variant", [
     ("pearson", "none", None), ("pearson", "item", None), ("spearman", "system", None),
     ("kendall", "item", "b"), ("kendall", "none", "b"), ("kendall", "item", "acc-eq"),
-    ("kendall", "system", "eq")])
+    ("kendall", "system", "eq"), ("pdp", "item", None), ("pdp", "system", None)])
 def test_perm_both_against_loop(statistic, average_by, variant):
     human, a = random_task(5, 4, 9, missing=0.1)
     _, b = random_task(6, 4, 9, missing=0.0)
@@ -377,6 +509,8 @@ def test_perm_both_against_loop(statistic, average_by, variant):
     groups = np.split(np.arange(len(cells.human)), cells.offsets[1:-1])
 
     def stat_fn(x):
+        if statistic == "pdp":
+            return slow_pdp_of_groups([(list(cells.human[g]), list(x[g])) for g in groups])
         return me.seg_statistic(cells.human[None], x[None], statistic, "none", **opts).value if average_by == "none" \
             else slow_average([scipy_value(statistic, list(cells.human[g]), list(x[g]))
                                if variant in (None, "b") else
@@ -551,7 +685,8 @@ def test_wmt_task_sets():
 
 # The rooms of the package ---------------------------------------------------------------
 
-ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "compare", "tasks"]
+ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "intervals", "compare",
+         "tasks"]
 
 
 def test_rooms_import_one_way():
@@ -569,3 +704,19 @@ def test_rooms_import_one_way():
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 imported |= {node.module} if node.module else {a.name for a in node.names}
         assert imported <= set(ROOMS[:position]), (room, imported - set(ROOMS[:position]))
+
+
+def test_spa_trials_equal_one_matrix_product_per_hybrid():
+    """Permutation trials compute the sign sums of a chunk of hybrids in one float32 matmul; each hybrid's
+    SPA equals the one computed alone with mt-metrics-eval's call (pairwise_p_values), bit for bit, so
+    float32 near-ties fall the same way."""
+    rng = np.random.default_rng(8)
+    human = np.round(rng.normal(size=(6, 300)), 1)
+    a, b = human + rng.normal(size=human.shape), np.round(human + 2 * rng.normal(size=human.shape), 2)
+    stat = hybrids.SpaStatistic(human)
+    bits = rng.random((25, human.size)) > 0.5
+    ms1, ms2 = pm.zscore(b.ravel()), pm.zscore(a.ravel())
+    c1, _ = stat.hybrid_values(ms1, ms2, bits)
+    for r in range(25):
+        alone = me.soft_pairwise_accuracy(human, np.where(bits[r], ms1, ms2).reshape(human.shape))
+        assert c1[r] == alone

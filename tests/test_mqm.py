@@ -135,6 +135,56 @@ def test_mtme_positions_and_levels(tmp_path):
     fails_with(lambda: load_mtme_scores(bad, "m", "seg", False), "expected 2 fields", line=1)
 
 
+def test_mtme_odd_system_out_is_named(tmp_path):
+    extra = write(tmp_path / "m.seg.score", "A 1\nA 2\nB 3\nB 4\nB 5\nC 6\nC 7\n")
+    fails_with(lambda: load_mtme_scores(extra, "m", "seg", False), "system B has 3 lines", "expected 2", line=5)
+    missing = write(tmp_path / "n.seg.score", "A 1\nA 2\nB 3\nC 6\nC 7\n")
+    fails_with(lambda: load_mtme_scores(missing, "m", "seg", False), "system B has 1 lines", line=3)
+
+
+def mtme_copy(tmp_path):
+    root = tmp_path / "wmt20"
+    shutil.copytree(MTME, root)
+    return root
+
+
+def test_mtme_metric_file_of_another_length(tmp_path):
+    """Every system one segment longer (or shorter) than the human file: each score would meet the wrong
+    segment; the error names the metric file and the line of the first score past the test set."""
+    root = mtme_copy(tmp_path)
+    path = root / "metric-scores/en-de/chrF-ref.seg.score"
+    lines = path.read_text().splitlines()
+    longer = [line for k in range(0, len(lines), 12) for line in [lines[k].split("\t")[0] + "\t0.5", *lines[k:k + 12]]]
+    path.write_text("\n".join(longer) + "\n")
+    fails_with(lambda: tables_from_mtme(str(root)), "system AFRL.1069 has 13 segment scores, the test set 12",
+               "en-de.mqm.seg.score", line=13)
+    shorter = [line for k in range(0, len(lines), 12) for line in lines[k + 1:k + 12]]
+    path.write_text("\n".join(shorter) + "\n")
+    fails_with(lambda: tables_from_mtme(str(root)), "has 11 segment scores, the test set 12", line=11)
+
+
+def test_mtme_sources_and_system_outputs_are_checked(tmp_path):
+    root = mtme_copy(tmp_path)
+    (root / "sources").mkdir()
+    (root / "sources/en-de.txt").write_text("".join(f"source {k}\n" for k in range(11)))
+    fails_with(lambda: tables_from_mtme(str(root), lps=["en-de"]), "has 12 segment scores, the test set 11",
+               "sources/en-de.txt", line=12)
+    (root / "sources/en-de.txt").write_text("".join(f"source {k}\n" for k in range(12)))
+    outputs = root / "system-outputs/en-de"
+    outputs.mkdir(parents=True)
+    systems = sorted({line.split("\t")[0] for line in (root / "human-scores/en-de.mqm.seg.score").read_text().splitlines()})
+    for name in systems:
+        (outputs / f"{name}.txt").write_text("x\n" * 12)
+    first_metric_line = (root / "metric-scores/en-de/YiSi-2-src.seg.score").read_text().splitlines()[0]
+    assert first_metric_line.split("\t")[0] not in systems  # a system without human scores
+    fails_with(lambda: tables_from_mtme(str(root), lps=["en-de"]), "unknown system AFRL.1069",
+               "system-outputs/en-de", line=1)
+    for line in (root / "metric-scores/en-de/YiSi-2-src.seg.score").read_text().splitlines():
+        (outputs / f"{line.split(chr(9))[0]}.txt").write_text("x\n" * 12)
+    (table,) = tables_from_mtme(str(root), lps=["en-de"])
+    assert len(table.segments) == 12
+
+
 def test_metric_file_names():
     assert parse_metric_filename("x/COMET-22-refA.seg.score") == ("COMET-22", "refA", "seg")
     assert parse_metric_filename("x/YiSi-2-src.sys.score") == ("YiSi-2", "src", "sys")

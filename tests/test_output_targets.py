@@ -180,6 +180,73 @@ def test_a_symlink_is_kept_and_its_target_replaced(tmp_path):
     assert leftovers(tmp_path) == [] and leftovers(tmp_path / "real") == []
 
 
+needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                                reason="giving a file to another user needs root")
+
+
+@needs_root
+@pytest.mark.parametrize("mode", [0o640, 0o444, 0o604])
+def test_a_replaced_file_keeps_its_owner_group_and_mode(tmp_path, mode):
+    """The shell's '>' writes in place and so keeps them; a rename must carry them over."""
+    target = tmp_path / "out.tsv"
+    target.write_text(PRECIOUS)
+    os.chown(target, 4321, 8765)
+    os.chmod(target, mode)
+    result = run(["normalize", "-o", str(target)])  # a real process, as root
+    assert result.returncode == 0, result.stderr
+    after = target.stat()
+    assert (after.st_uid, after.st_gid, stat.S_IMODE(after.st_mode)) == (4321, 8765, mode)
+    assert target.read_text() == expected_output()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_new_file_gets_the_umask_mode(tmp_path):
+    target = tmp_path / "new.tsv"
+    umask = os.umask(0o027)
+    try:
+        assert invoke(["normalize", "-o", str(target)], DATA).exit_code == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+class _Result:
+    def __init__(self, exit_code: int, stderr: str):
+        self.exit_code, self.stderr = exit_code, stderr
+
+
+@needs_root
+def test_a_file_the_user_may_not_write_is_not_replaced(tmp_path):
+    """A 0444 file in a folder the user may write: the rename would succeed, '>' would not; nor
+    does -o. Run in a forked child whose effective user is 'nobody'."""
+    tmp_path.chmod(0o777)
+    target = tmp_path / "read-only.tsv"
+    target.write_text(PRECIOUS)
+    target.chmod(0o444)
+    expected_output()  # every module the run needs is imported before the fork
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child reports through the pipe)
+        status = 99
+        try:
+            os.close(read)
+            os.setegid(65534)
+            os.seteuid(65534)
+            result = invoke(["normalize", "-o", str(target)], DATA)
+            os.write(write, result.stderr.encode())
+            status = result.exit_code
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        stderr = pipe.read().decode()
+    _, status = os.waitpid(child, 0)
+    assert "cannot write: Permission denied" in check_exit(_Result(os.waitstatus_to_exitcode(status), stderr),
+                                                           source=str(target))
+    assert target.read_text() == PRECIOUS
+    assert leftovers(tmp_path) == []
+
+
 def test_a_failed_run_leaves_a_symlink_and_its_target_untouched(tmp_path):
     target = tmp_path / "out.tsv"
     target.write_text(PRECIOUS)
@@ -265,8 +332,14 @@ def test_text_that_starts_like_bzip2_is_not_taken_for_it():
 
 # --- interrupted writes ----------------------------------------------------------------------------
 
+#: every catchable signal whose default ends the program (SIGINT aside: Ctrl-C, exit 130)
+ENDING = [getattr(signal, name) for name in ("SIGHUP", "SIGQUIT", "SIGTERM", "SIGALRM", "SIGUSR1", "SIGUSR2",
+                                             "SIGXCPU", "SIGVTALRM", "SIGPROF") if hasattr(signal, name)]
+
+
 @needs_posix
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum, status", [pytest.param(signal.SIGINT, 130, id="SIGINT")]
+                         + [pytest.param(s, 128 + s, id=signal.Signals(s).name) for s in ENDING])
 @pytest.mark.parametrize("suffix", ["", ".gz"])
 def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, signum, status, suffix):
     target = tmp_path / f"out.tsv{suffix}"

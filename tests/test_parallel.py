@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import TEST_DATA
 from rankeval_cli.cli import main
 from test_vocabulary import COMMANDS
 
@@ -42,6 +43,7 @@ CASES = {
     ("aggregate",): ["--method", "kemeny", *CI],
     ("correlate",): CI,
     ("learn", "cv"): ["--model", "listnet", "--folds", "4", "--features", "f*", "--seed", "5"],
+    ("meta-eval",): ["--mtme", str(TEST_DATA / "mtme" / "wmt20"), "--permutations", "20", *CI],
     ("compare",): ["--pred-columns", "pred,f1,f2", "--measure", "ndcg", "--all-pairs", "--by", "lp", "--test",
                    "t,bootstrap,randomization,randomized-tukey", "--bootstrap", "300", "--permutations", "300"],
 }

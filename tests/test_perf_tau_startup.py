@@ -40,7 +40,7 @@ def test_per_group_p_is_computed_on_demand_and_matches_group_p():
     counts = pair_counts([1., 2., 2., 4., 5., 1., 2.], [2., 1., 1.5, 5., 3., 1., 1.], [0, 5, 7])
     rows = acc.add_counts(np.array(["a", "b"], dtype=object), counts)
     assert np.array_equal(rows.p, group_p("b", rows.tau, counts.n), equal_nan=True)
-    assert [r["p"] for r in rows.records()][0] == rows.p[0]
+    assert [r["p_independence"] for r in rows.records()][0] == rows.p[0]
 
 
 def test_set_p_math_erfc_close_to_scipy_erfc():

@@ -100,7 +100,7 @@ def test_ranking_by_gives_one_panel_per_value(tmp_path):
     out = tmp_path / "rank.svg"
     assert run(["ranking", "--by", "lp", str(tmp_path / "agg.tsv"), "-o", str(out)]).exit_code == 0
     text = svg_texts(out)
-    assert "lp=de-en" in text and "lp=cs-en" in text
+    assert "de-en" in text.splitlines() and "cs-en" in text.splitlines()  # panel titles: the values
     # without --by the repeated item is an error that names the missing option
     result = run(["ranking", str(tmp_path / "agg.tsv"), "-o", str(tmp_path / "x.svg")])
     assert result.exit_code == 1 and "--by (lp)" in result.output and "agg.tsv:4" in result.output
@@ -214,14 +214,14 @@ def test_distribution_of_several_columns_of_one_table_and_labels(tmp_path):
     path = tmp_path / "cols.tsv"
     path.write_text("group\tbm25\tdense\n" + "".join(f"q{i}\t{i / 10}\t{1 - i / 20}\n" for i in range(8)))
     out = tmp_path / "d.svg"
-    result = run(["distribution", str(path), "-m", "bm25,dense", "--label", "BM25", "--label", "dense (v2)",
+    result = run(["distribution", str(path), "--column", "bm25,dense", "--label", "BM25", "--label", "dense (v2)",
                   "-o", str(out)])
     assert result.exit_code == 0, result.output
     text = svg_texts(out)
     assert "BM25" in text and "dense (v2)" in text
-    # a table with no recognisable measure column needs --measure
+    # a table with no recognisable measure column needs --column
     result = run(["distribution", str(path), "-o", str(out)])
-    assert result.exit_code == 1 and "--measure" in result.output
+    assert result.exit_code == 1 and "--column" in result.output
     result = run(["distribution", str(path), "-m", "bm25", "--label", "a", "--label", "b", "-o", str(out)])
     assert result.exit_code == 2
 
@@ -245,7 +245,7 @@ def test_usage_errors(tmp_path):
     result = run(["ranking", agg, "--style", "violin", "-o", str(tmp_path / "x.png")])
     assert result.exit_code == 2 and "--style does not apply to plot ranking" in result.output
     assert run(["histogram", agg, "-o", str(tmp_path / "x.png")]).exit_code == 2
-    assert run(["distribution", "-o", str(tmp_path / "x.png")]).exit_code == 2
+    assert run(["ranking", agg, agg, "-o", str(tmp_path / "x.png")]).exit_code == 2  # one table
 
 
 def test_a_failed_plot_leaves_the_old_figure(tmp_path):
@@ -253,7 +253,7 @@ def test_a_failed_plot_leaves_the_old_figure(tmp_path):
     out.write_bytes(b"old")
     (tmp_path / "bad.tsv").write_text("item\tscore\trank\nalpha\tx\t1\n")
     result = run(["ranking", str(tmp_path / "bad.tsv"), "-o", str(out)])
-    assert result.exit_code == 1 and "bad.tsv:2: score: not a number" in result.output
+    assert result.exit_code == 1 and "bad.tsv:2: value: not a number" in result.output
     assert out.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.tsv", "fig.png"]
 
 
@@ -357,3 +357,97 @@ def test_empty_inputs_give_an_empty_figure_and_a_note(tmp_path):
     result = run(["distribution", str(a), str(tmp_path / "b.tsv"), "-o", str(out)])
     assert result.exit_code == 0 and "b: no defined value to draw" in result.output
     assert "(n = 0)" in svg_texts(out) and "(n = 2)" in svg_texts(out)
+
+
+def test_a_table_on_stdin(tmp_path):
+    out = tmp_path / "r.svg"
+    result = run(["ranking", "-o", str(out)], input=RANKING)
+    assert result.exit_code == 0, result.output
+    assert "alpha" in svg_texts(out)
+
+
+WMT_RANKING = """item\tscore\trank\tsignature
+newstest2016.online-B.0.ro-en\t0.6\t1\ts
+OPPO.1481\t0.5\t2\ts
+Huoshan_Translate.832\t0.4\t3\ts
+Online-A.1570\t0.3\t4\ts
+Online-A.1571\t0.2\t5\ts
+"""
+
+
+def test_names_are_drawn_short_renamed_or_as_they_are(tmp_path):
+    from rankeval_cli.figures.data import display_names, short_name
+
+    assert [short_name(s) for s in ("OPPO.1481", "newstest2016.online-B.0.ro-en", "uedin-wmt12",
+                                    "CUNI-T2T-2018.1072", "newstest2013.fr-en.KIT_primary.2658")] == \
+        ["OPPO", "online-B", "uedin-wmt12", "CUNI-T2T-2018", "KIT_primary"]
+    # two submissions of one team keep their ids, so that they stay apart
+    assert display_names(["Online-A.1570", "Online-A.1571", "OPPO.1481"]) == ["Online-A.1570", "Online-A.1571", "OPPO"]
+    (tmp_path / "agg.tsv").write_text(WMT_RANKING)
+    (tmp_path / "names.tsv").write_text("# old\tnew\nOPPO\tOPPO (2020)\nHuoshan_Translate.832\tHuoshan\n")
+    out = tmp_path / "r.svg"
+    result = run(["ranking", str(tmp_path / "agg.tsv"), "--rename", str(tmp_path / "names.tsv"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    names = [t for t in svg_texts(out).splitlines() if not t.startswith("0.")]
+    assert {"online-B", "OPPO (2020)", "Huoshan", "Online-A.1570", "Online-A.1571"} <= set(names)
+    assert run(["ranking", str(tmp_path / "agg.tsv"), "--keep-ids", "-o", str(out)]).exit_code == 0
+    assert "OPPO.1481" in svg_texts(out) and "newstest2016.online-B.0.ro-en" in svg_texts(out)
+    (tmp_path / "bad.tsv").write_text("OPPO OPPO-2020\n")
+    result = run(["ranking", str(tmp_path / "agg.tsv"), "--rename", str(tmp_path / "bad.tsv"), "-o", str(out)])
+    assert result.exit_code == 1 and "bad.tsv:1: expected OLD<TAB>NEW" in result.output
+
+
+def test_text_is_drawn_literally(tmp_path):
+    # mathtext would render $a$ as an italic a, fail on an unbalanced $ or an unknown \command
+    names = ["$a$", "b\\c", "x^y_z", "$\\frac{", "50% $"]
+    stream = "group\titem\tgold\tpred\n" + "".join(
+        f"g{g}\t{n}\t{r}\t{(r * 7 + g) % 5 + 1}\n" for g in range(5) for r, n in enumerate(names, 1))
+    out = tmp_path / "s.svg"
+    result = run(["scatter", "--title", "$x^2$ \\alpha", "--label", "hum$an", "--label", "\\metric", "-o", str(out)],
+                 input=stream)
+    assert result.exit_code == 0, result.output
+    text = svg_texts(out).splitlines()
+    for name in names:
+        assert any(t.strip() == name for t in text), name
+    assert "$x^2$ \\alpha" in text and "hum$an" in text and "\\metric" in text
+    png = tmp_path / "s.png"
+    assert run(["ranking", "-o", str(png), "--title", "$\\frac{"], input=RANKING.replace("alpha", "$\\al")).exit_code == 0
+
+
+def test_missing_glyphs_are_one_note_not_a_warning_each(tmp_path, recwarn):
+    stream = "group\titem\tgold\tpred\n" + "".join(
+        f"g{g}\t{n}\t{r}\t{(r + g) % 3 + 1}\n" for g in range(3) for r, n in enumerate(["\U000eaf1e\U000eaf1f", "b", "c"], 1))
+    out = tmp_path / "s.png"
+    result = run(["scatter", "-o", str(out)], input=stream)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if "glyph" in line]
+    assert len(notes) == 1 and "2 character(s)" in notes[0] and "U+EAF1E" in notes[0]
+    assert not [w for w in recwarn if "Glyph" in str(w.message)]
+
+
+def test_scatter_labels_stay_inside_the_axes_and_apart():
+    pytest.importorskip("adjustText")
+    from rankeval_cli.figures.data import ScatterPanel
+    from rankeval_cli.figures.draw import scatter_figure
+    from rankeval_cli.aggregate.correlate import system_correlations
+
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.random(16))
+    y = x + rng.normal(0, 0.03, 16)
+    x[5:9], y[5:9] = 0.6, [0.60, 0.61, 0.605, 0.615]  # a crowded corner
+    names = [f"System-{chr(65 + i)}-long" for i in range(16)]
+    panel = ScatterPanel(("en-de",), names, x.tolist(), y.tolist(),
+                         {c.measure: c for c in system_correlations(x, y)}, 0)
+    fig = scatter_figure([panel], ("lp",))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    texts = [t for t in ax.texts if t.get_text().strip() in names]
+    extents = [t.get_window_extent(renderer) for t in texts]
+    assert len(texts) == 16
+    for t, e in zip(texts, extents):
+        assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, t.get_text()
+    overlaps = [(a.get_text(), b.get_text()) for i, (a, ea) in enumerate(zip(texts, extents))
+                for b, eb in zip(texts[i + 1:], extents[i + 1:]) if ea.overlaps(eb)]
+    assert not overlaps

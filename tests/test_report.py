@@ -107,7 +107,8 @@ def test_excerpt_expected_policy():
     # RR: 51 -> jhu uniformly at 4 or 5: (1/4 + 1/5)/2; 457, 569 -> best uniformly at 1..4: 25/48
     assert float(rows["mrr"]["value"]) == pytest.approx(((1 / 4 + 1 / 5) / 2 + 2 * 25 / 48) / 3, rel=1e-14)
     # BPH: 51 -> ranks 2 and 4 with weight 1/2 each; 457, 569 -> ranks 1..4 with 1/4 each
-    assert float(rows["bph_1"]["count"]) == 0.5 and float(rows["bph_4"]["count"]) == 1.0
+    assert rows["bph_1"]["groups"] == "3"
+    assert float(rows["bph_1"]["value"]) == pytest.approx(0.5 / 3) and float(rows["bph_4"]["value"]) == pytest.approx(1 / 3)
     assert float(rows["avg_predicted"]["value"]) == pytest.approx((3 + 2.5 + 2.5) / 3)
     # tau does not depend on the position tie policy
     assert float(rows["tau_micro"]["value"]) == pytest.approx(-14 / 22)
@@ -128,12 +129,12 @@ def test_per_group_rows():
     result = CliRunner().invoke(main, ["report", "--per-group"], input=converted_excerpt())
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "group\tn\tskipped\ttau\trr\tndcg\terr\trankdcg\tbest_predicted"
+    assert lines[0] == "group\titems\tskipped\ttau\trr\tndcg\terr\trankdcg\tbest_predicted"
     first = dict(zip(lines[0].split("\t"), lines[1].split("\t")))
-    assert (first["group"], first["n"], first["skipped"], first["best_predicted"]) == ("51", "5", "0", "4")
+    assert (first["group"], first["items"], first["skipped"], first["best_predicted"]) == ("51", "5", "0", "4")
     assert float(first["tau"]) == pytest.approx(-0.2) and float(first["rr"]) == 0.2
     assert lines[2].split("\t")[:3] == ["457", "4", "1"]
-    assert result.stderr.startswith("measure\tvalue\tcount\tgroups\tundefined\tsignature\n")
+    assert result.stderr.startswith("measure\tvalue\tgroups\tundefined\tsignature\n")
 
 
 def test_report_agrees_with_each_command():
@@ -166,7 +167,7 @@ def test_report_streams_batch_by_batch():
     assert a.keys() == b.keys()
     for name in a:
         assert a[name]["value"] == pytest.approx(b[name]["value"], rel=1e-14, nan_ok=True), name
-        assert a[name]["count"] == b[name]["count"] and a[name]["undefined"] == b[name]["undefined"]
+        assert a[name]["groups"] == b[name]["groups"] and a[name]["undefined"] == b[name]["undefined"]
 
 
 def test_grades_keep_tau_direction():

@@ -34,8 +34,9 @@ def test_mrr_summary():
     (row,) = table(result.stdout)
     # (1/2 + 1/2 + 1) / 3 = 2/3
     assert float(row["value"]) == pytest.approx(2 / 3, rel=1e-15)
-    assert [row[c] for c in ("measure", "groups", "defined", "undefined", "blanks", "missing_pred")] == \
-        ["mrr", "3", "3", "0", "1", "1"]
+    assert [row[c] for c in ("measure", "groups", "undefined", "blanks", "missing_pred")] == \
+        ["mrr", "3", "0", "1", "1"]
+    assert "defined" not in row
     assert row["signature"].startswith("mrr|ties:pessimistic|relevance:ranks|scores:no|missing_pred:drop|v:")
     assert result.stderr.splitlines() == ["rankeval: skipped 1 item without a gold value (blanks)",
                                           "rankeval: 1 item without a prediction: skipped them"]
@@ -44,9 +45,9 @@ def test_mrr_summary():
 def test_tie_policies_and_per_group_rows():
     result = invoke("mrr", "--tie-policy", "expected", "--per-group")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0] == "group\tn\tskipped\tmrr"
+    assert result.stdout.splitlines()[0] == "group\titems\tskipped\tmrr"
     rows = table(result.stdout)
-    assert [(r["group"], r["n"], r["skipped"]) for r in rows] == [("g1", "3", "0"), ("g2", "2", "1"),
+    assert [(r["group"], r["items"], r["skipped"]) for r in rows] == [("g1", "3", "0"), ("g2", "2", "1"),
                                                                   ("g3", "1", "1")]
     assert [float(r["mrr"]) for r in rows] == [0.5, 0.75, 1.0]  # g2: (1 + 1/2)/2
     assert result.stderr.splitlines()[0].startswith("measure\tvalue\t")
@@ -83,7 +84,7 @@ def test_json_and_k():
 def test_all_blank_group_is_undefined_and_json_null():
     data = "group\titem\tgold\tpred\nz\ta\t\t1\n"
     result = invoke("mrr", "--per-group", "--output-format", "json", input=data)
-    assert json.loads(result.stdout.splitlines()[0]) == {"group": "z", "n": 0, "skipped": 1, "mrr": None}
+    assert json.loads(result.stdout.splitlines()[0]) == {"group": "z", "items": 0, "skipped": 1, "mrr": None}
     summary = json.loads(result.stderr.splitlines()[0])
     assert summary["value"] is None and summary["undefined"] == 1
 
@@ -95,11 +96,14 @@ def test_shared_options_and_errors(command):
     bad = invoke(command, input=TSV + "g4\tz\tbest\t1\n")
     assert bad.exit_code == 1 and bad.stderr.startswith("rankeval: <stdin>:10:")
     ok = invoke(command, "--per-group", "--tie-policy", "expected")
-    assert ok.exit_code == 0 and ok.stdout.splitlines()[0] == f"group\tn\tskipped\t{command}"
+    assert ok.exit_code == 0 and ok.stdout.splitlines()[0] == f"group\titems\tskipped\t{command}"
     grades = invoke(command, "--relevance", "grades", input=TSV.replace("\t\t1\n", "\t-3\t1\n"))
     assert grades.exit_code == 1 and "negative relevance grade -3" in grades.stderr
 
 
 def test_help_mentions_tie_policy():
+    from rankeval_cli.manpage import all_pages
+
     result = invoke("mrr", "--help")
-    assert "--tie-policy" in result.stdout and "ceiling" in result.stdout
+    assert "--tie-policy" in result.stdout and "pessimistic" in result.stdout
+    assert "ceiling" in all_pages()["rankeval-mrr.1"]  # the full text: the man page

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from rankeval_cli.cli import main
 from rankeval_cli.tables import latex_escape, latex_table, markdown_table
+from robust import check_exit
 
 TSV = ("group\titem\tgold\tpred\tlp\n"
        "s1\ta\t1\t1\tde-en\ns1\tb\t2\t3\tde-en\ns1\tc\t3\t2\tde-en\n"
@@ -77,7 +78,7 @@ def test_table_gathers_runs_with_intervals_and_significance(tmp_path):
     result = invoke("table", "--label", "first", "--label", "second", a, b)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "| run | lp | ndcg | mrr |"
+    assert lines[0] == "| system | lp | ndcg | mrr |"
     assert lines[2].startswith("| first | de-en | ") and lines[2].endswith(" |  |")
     assert lines[-1].startswith("- `mrr: mrr|")
     compare = tmp_path / "c.tsv"
@@ -121,6 +122,45 @@ def test_compare_by_equals_each_partition_alone():
         assert [{k: v for k, v in r.items() if k != "lp"} for r in by if r["lp"] == lp] == expected
 
 
+# --- tables for papers ------------------------------------------------------------------------------
+
+def test_p_values_print_as_less_than_a_thousandth_never_zero():
+    from rankeval_cli.tables import p_value_text
+
+    assert [p_value_text(p) for p in (0.0, 1e-12, 0.0004, 0.001, 0.0123, 0.5, 1.0)] == \
+        ["< 0.001", "< 0.001", "< 0.001", "0.001", "0.012", "0.500", "1.000"]
+    assert p_value_text(0.00004, 4) == "< 0.0001" and p_value_text(float("nan")) == "–"
+
+
+def test_summary_tables_for_papers_carry_no_signature_column():
+    data = "group\titem\tgold\tpred\n" + "".join(
+        f"g{g}\t{i}\t{r}\t{(r + g) % 4 + 1}\n" for g in range(12) for i, r in zip("abcd", (1, 2, 3, 4)))
+    markdown = invoke("report", "--ci", "0.9", "--bootstrap", "50", "--output-format", "markdown",
+                      input=data).stdout
+    header = markdown.splitlines()[0]
+    assert header == "| measure | value | 90% CI | groups | undefined |"
+    assert "signature" not in header and "\nSignature: `tau|" in markdown
+    tau_p = next(line for line in markdown.splitlines() if line.startswith("| tau_p |"))
+    assert tau_p.split("|")[2].strip() in ("< 0.001",) or float(tau_p.split("|")[2]) >= 0.001
+    two = "group\titem\tgold\tpred\tp2\n" + "".join(
+        f"g{g}\t{i}\t{r}\t{(r + g) % 4 + 1}\t{r}\n" for g in range(12) for i, r in zip("abcd", (1, 2, 3, 4)))
+    latex = invoke("compare", "--pred-columns", "pred,p2", "--bootstrap", "50", "--permutations", "50",
+                   "--output-format", "latex", input=two).stdout
+    assert "signature" not in latex.split("\\midrule")[0] and "% signature: tau|" in latex
+    assert "95\\% CI" in latex and "delta 95\\% CI" in latex
+
+
+def test_latex_writes_less_than_in_math_mode():
+    import io
+
+    from rankeval_cli.summary import RecordWriter
+
+    out = io.StringIO()
+    with RecordWriter(out, "latex") as writer:
+        writer.write({"system": "a", "p_randomization": 0.0, "signature": "s"})
+    assert "$<$ 0.001" in out.getvalue() and "% signature: s" in out.getvalue()
+
+
 COMPARED = ("system\tbaseline\tmeasure\tvalue\tgroups\tdelta\td_z\tes_e\tp_t\tp_randomization\tp_t_adj\t"
             "p_randomization_adj\tfamily\tsignature\n"
             "b\tb\tmap\t0.25\t50\t\t\t\t\t\t\t\t\tmap|correction:holm|family:baseline\n"
@@ -154,7 +194,7 @@ def test_table_refuses_input_without_the_columns_it_needs(tmp_path):
     bare = tmp_path / "bare.tsv"
     bare.write_text("system\tmeasure\tsignature\nx\tmap\ts\n")
     result = invoke("table", bare)
-    assert result.exit_code == 1 and result.stderr.startswith(f"rankeval: {bare}:2: no value column")
+    assert result.exit_code == 1 and result.stderr.startswith(f"rankeval: {bare}:1: not a summary: no value column")
 
 
 def test_table_letters_for_several_baselines_in_markdown_and_latex(tmp_path):
@@ -174,3 +214,45 @@ def test_table_letters_for_several_baselines_in_markdown_and_latex(tmp_path):
     assert "{\\footnotesize Letters: $p<0.05$ against that system, a = a, b = b (paired t-test" in latex
     tsv = invoke("table", "--output-format", "tsv", path).stdout.splitlines()
     assert tsv[1:] == ["a\t0.2000", "b\t0.3000 [a]", "c\t0.3500 [a]"]
+
+
+# --- input that is not a summary, garbage, and values that would be dropped -----------------------
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("group\titem\tgold\tpred\ng\ta\t1\t2\n", 1, "not a summary: no value column"),  # a ranking stream
+    ('{"group": "g", "items": ["a"], "gold": [1]}\n', 1, "not a summary: no value column"),
+    ("", 1, "not a summary: no records"),
+    ("\n\n", 1, "not a summary: no records"),
+    ("measure\tvalue\nndcg\tabc\n", 2, "column 'value': 'abc' is not a number"),  # once shown as –
+    ("measure\tvalue\tci_low\tci_high\nndcg\t0.5\tx\t1\n", 2, "column 'ci_low': 'x' is not a number"),
+    ("measure\tvalue\tp_value\nndcg\t0.5\t1_0\n", 2, "column 'p_value': '1_0' is not a number"),
+    ('{"measure": "ndcg", "value": true}\n', 1, "column 'value': True is not a number"),
+    ("measure\tvalue\nndcg\t0.5\nndcg\t0.6\n", 3, "a second value for the row (no key columns) in column 'ndcg' "
+                                                 "(the first at IN:2)"),  # the first was dropped
+    ("lp\tmeasure\tvalue\nde-en\tndcg\t0.5\nde-en\tndcg\t0.6\n", 3, "the row lp=de-en"),
+    ("measure\tvalue\tvalue\nndcg\t0.5\t1\n", 1, "the header names column(s) 'value' twice"),
+    ('{"measure": "ndcg", "value": 0.5, "value": 0.6}\n', 1, "the key 'value' appears twice"),
+])
+def test_table_refuses_what_is_not_a_summary(tmp_path, text, line, fragment):
+    path = tmp_path / "in.tsv"
+    path.write_text(text)
+    result = invoke("table", path)
+    message = check_exit(result, source=str(path), line=line)
+    assert result.exit_code == 1 and fragment.replace("IN", str(path)) in message
+
+
+def test_table_with_two_runs_of_one_label_is_an_error(tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("measure\tvalue\nndcg\t0.5\n")
+    b.write_text("measure\tvalue\nndcg\t0.6\n")
+    message = check_exit(invoke("table", "--label", "x", "--label", "x", a, b), source=str(b), line=2)
+    assert f"(the first at {a}:2); tell the runs apart with --label" in message
+
+
+def test_table_reads_a_header_only_summary_and_infinities(tmp_path):
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("item\tscore\trank\n")  # aggregate of no groups
+    assert invoke("table", empty).exit_code == 0
+    odd = tmp_path / "odd.tsv"
+    odd.write_text("measure\tvalue\nx\tinf\ny\tnan\nz\t\n")
+    assert invoke("table", "--output-format", "tsv", odd).stdout.splitlines()[1:] == ["inf\t–\t–"]

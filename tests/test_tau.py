@@ -239,7 +239,7 @@ def test_micro_macro_equal_slow_implementation(variant):
     for row, (g, p) in zip(rows, groups):
         assert same(row["tau"], slow_tau(variant, g, p))
         k = slow_counts(g, p)
-        assert [row[x] for x in ("n", "C", "D", "T_h", "T_m", "T_hm")] == [k[x] for x in
+        assert [row[x] for x in ("items", "C", "D", "T_h", "T_m", "T_hm")] == [k[x] for x in
                                                                           ("n", "C", "D", "T_h", "T_m", "T_hm")]
         assert row["skipped"] == len(g) - k["n"]
 

@@ -22,7 +22,7 @@ TSV = ("group\titem\tgold\tpred\n"
        "s1\ta\t1\t2\ns1\tb\t2\t1\ns1\tc\t2\t1.5\ns1\td\t3\t5\ns1\te\t4\t3\n"
        "s2\tx\t1\t1\ns2\ty\t2\t\n"
        "s3\tu\t1\t1\ns3\tv\t2\t1\n")
-SUMMARY_HEADER = "measure\tvariant\tmicro\tmacro\tC\tD\tT_h\tT_m\tT_hm\tgroups\tundefined\tskipped\tp\tsignature"
+SUMMARY_HEADER = "measure\tvariant\tmicro\tmacro\tC\tD\tT_h\tT_m\tT_hm\tgroups\tundefined\tskipped\tp_independence\tsignature"
 
 
 def invoke(*args, input=TSV):
@@ -46,7 +46,7 @@ def test_default_is_penalize_with_both_averages():
     assert float(row["micro"]) == pytest.approx(0.2, rel=1e-15)
     assert float(row["macro"]) == pytest.approx(-1 / 3, rel=1e-15)
     assert [row[k] for k in ("C", "D", "T_h", "T_m", "T_hm", "groups", "undefined", "skipped")] == \
-        ["6", "3", "1", "1", "0", "3", "1", "1"]
+        ["6", "3", "1", "1", "0", "2", "1", "1"]  # groups: those with a defined tau
     assert row["signature"].startswith("tau|ties:penalize|avg:both|scores:no|v:")
     assert result.stderr == "rankeval: skipped 1 item lacking a gold or pred value\n"
 
@@ -55,7 +55,7 @@ def test_set_p_value_column():
     # S = 6 - 3 = 3; Var(S): s1 282/18 (test_pairs), s3 n=2 with gold untied and pred block {1,1}:
     # (2*1*9 - 0 - 18)/18 + 0 = 0; z = 3/sqrt(282/18).
     (row,) = table(invoke("--ties", "b").stdout)
-    assert float(row["p"]) == pytest.approx(math.erfc(3 / math.sqrt(282 / 18) / math.sqrt(2)), rel=1e-14)
+    assert float(row["p_independence"]) == pytest.approx(math.erfc(3 / math.sqrt(282 / 18) / math.sqrt(2)), rel=1e-14)
 
 
 @pytest.mark.parametrize("average, columns", [("micro", ["micro"]), ("macro", ["macro"]),
@@ -71,12 +71,12 @@ def test_per_group_rows_on_stdout_summary_on_stderr():
     result = invoke("--ties", "WMT13", "--per-group")
     assert result.exit_code == 0, result.output
     rows = table(result.stdout)
-    assert result.stdout.splitlines()[0] == "group\tn\tskipped\tC\tD\tT_h\tT_m\tT_hm\ttau\tp"
+    assert result.stdout.splitlines()[0] == "group\titems\tskipped\tC\tD\tT_h\tT_m\tT_hm\ttau\tp_independence"
     assert [r["group"] for r in rows] == ["s1", "s2", "s3"]
     # ignore: s1 (6-3)/(6+3) = 1/3; s2 and s3 have no untied pair -> undefined (nan).
     assert float(rows[0]["tau"]) == pytest.approx(1 / 3, rel=1e-15)
-    assert [rows[1]["tau"], rows[2]["tau"], rows[1]["p"]] == ["nan", "nan", "nan"]
-    assert (rows[1]["n"], rows[1]["skipped"], rows[2]["T_m"]) == ("1", "1", "1")
+    assert [rows[1]["tau"], rows[2]["tau"], rows[1]["p_independence"]] == ["nan", "nan", "nan"]
+    assert (rows[1]["items"], rows[1]["skipped"], rows[2]["T_m"]) == ("1", "1", "1")
     err = result.stderr.splitlines()
     assert err[0].startswith("measure\tvariant\tmicro\tmacro") and err[1].startswith("tau\tignore\t")
     assert err[2] == "rankeval: skipped 1 item lacking a gold or pred value"
@@ -86,8 +86,8 @@ def test_json_output_writes_null_for_undefined():
     result = invoke("--ties", "ignore", "--per-group", "--output-format", "json")
     assert result.exit_code == 0
     rows = [json.loads(line) for line in result.stdout.splitlines()]
-    assert rows[1] == {"group": "s2", "n": 1, "skipped": 1, "C": 0, "D": 0, "T_h": 0, "T_m": 0, "T_hm": 0,
-                       "tau": None, "p": None}
+    assert rows[1] == {"group": "s2", "items": 1, "skipped": 1, "C": 0, "D": 0, "T_h": 0, "T_m": 0, "T_hm": 0,
+                       "tau": None, "p_independence": None}
     summary = json.loads(result.stderr.splitlines()[0])
     assert summary["measure"] == "tau" and summary["variant"] == "ignore" and summary["macro"] == 1 / 3
 
@@ -99,7 +99,7 @@ def test_calibrate_ties():
     assert result.exit_code == 0, result.output
     (row,) = table(result.stdout)
     assert float(row["macro"]) == pytest.approx(0.35, rel=1e-15)
-    assert (row["epsilon"], row["p"]) == ("0.5", "nan")
+    assert (row["epsilon"], row["p_independence"]) == ("0.5", "nan")
     assert "calibrated:yes" in row["signature"] and "scores:yes" in row["signature"]
 
 
@@ -166,4 +166,4 @@ def test_set_p_is_undefined_when_every_gold_value_is_tied(pred):
     rows = "".join(f"s\t{chr(97 + i)}\t1\t{p}\n" for i, p in enumerate(pred))
     result = invoke("--tau-variant", "b", "--output-format", "jsonl", input="group\titem\tgold\tpred\n" + rows)
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["p"] is None
+    assert json.loads(result.stdout)["p_independence"] is None

@@ -22,7 +22,6 @@ from conftest import peer_checkout
 DATA = Path(__file__).parent / "data" / "trec_eval"
 OUTPUTS = {"10": "outputs-trec_eval-10.0-f4253652c8ef", "9": "outputs-trec_eval-9.0.8-d95ca64e14a4"}
 CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
-READER = "rankeval's TREC reader does not yet read this file as trec_eval 10 does ({}); the reader's branch adds it"
 
 
 def run(args, cwd=DATA, input=None):
@@ -37,9 +36,7 @@ def run(args, cwd=DATA, input=None):
 def golden_params():
     for case in CASES:
         for version in case["versions"]:
-            marks = [pytest.mark.xfail(strict=True, reason=READER.format(case["needs_reader"]))] \
-                if case["needs_reader"] else []
-            yield pytest.param(case, version, id=f"{case['name']}-v{version}", marks=marks)
+            yield pytest.param(case, version, id=f"{case['name']}-v{version}")
 
 
 @pytest.mark.parametrize("case, version", list(golden_params()))
@@ -68,8 +65,8 @@ UPSTREAM_CASES = {
                              "results.test"],
     "out.test.aqZ": ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"],
 }
-#: the files trec_eval 10 reads with its leniency (comments; text after the run tag): None = the
-#: readers of this branch (preferences, judgment groups) read them already
+#: the files trec_eval 10 reads with its leniency (comments; text after the run tag), each read in
+#: place of the case's file too
 UPSTREAM_READER = {
     ("out.test", "qrels.test.with-comments"): "comment lines",
     ("out.test.aqc", "results.trunc"): "text after the run tag",
@@ -82,16 +79,13 @@ UPSTREAM_READER = {
 def upstream_params():
     for name, args in UPSTREAM_CASES.items():
         for version in ("10", "9"):
-            reader = UPSTREAM_READER.get((name, args[-1]))
-            marks = [pytest.mark.xfail(strict=True, reason=READER.format(reader))] if reader else []
-            yield pytest.param(name, args, version, id=f"{name}-v{version}", marks=marks)
-    for (name, path), reader in UPSTREAM_READER.items():
+            yield pytest.param(name, args, version, id=f"{name}-v{version}")
+    for name, path in UPSTREAM_READER:
         if path in UPSTREAM_CASES[name]:
             continue
         args = list(UPSTREAM_CASES[name])
         args[-2 if path.startswith(("qrels", "prefs")) else -1] = path
-        marks = [pytest.mark.xfail(strict=True, reason=READER.format(reader))] if reader else []
-        yield pytest.param(name, args, "10", id=f"{name}-{path}", marks=marks)
+        yield pytest.param(name, args, "10", id=f"{name}-{path}")
 
 
 #: the source trees of the two versions (their test/ directories), named by environment variables
@@ -250,5 +244,5 @@ def test_python_api():
 def test_judgments_without_a_query_are_an_error(tmp_path):
     (tmp_path / "empty").write_text("")
     result = run([str(tmp_path / "empty"), str(DATA / "run1")])
-    assert result.exit_code == 1 and "the judgments hold no query" in result.stderr
+    assert result.exit_code == 1 and "no judgments: the qrels file is empty" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

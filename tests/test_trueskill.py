@@ -242,7 +242,7 @@ def test_cli_trueskill_runs_are_seeded_and_per_partition():
     assert first.exit_code == 0, first.output
     assert CliRunner().invoke(main, args, input=text).output == first.output
     rows = first.output.splitlines()
-    assert rows[0] == "lp\titem\tscore\trank\tlo\thi\tcluster\tsignature"
+    assert rows[0] == "lp\tsystem\tvalue\trank\trank_ci_low\trank_ci_high\tcluster\tsignature"
     assert len(rows) == 1 + 8 and {r.split("\t")[0] for r in rows[1:]} == {"xx-en", "yy-en"}
     assert "method:trueskill" in rows[1] and "runs:30|resample:yes|seed:4" in rows[1]
     other = CliRunner().invoke(main, args[:-1] + ["5"], input=text)
@@ -258,13 +258,14 @@ def test_cli_ci_level_and_seed_of_a_single_run():
                                             for r, s in enumerate("ABC" if g % 3 else "BAC", 1))
     one = CliRunner().invoke(main, ["aggregate", "--method", "trueskill", "--seed", "8"], input=text)
     assert one.exit_code == 0, one.output
-    assert "runs:1|resample:no|seed:8|" in one.output and "\tlo\t" not in one.output
+    assert "runs:1|resample:no|seed:8|" in one.output and "\trank_ci_low\t" not in one.output
     default = CliRunner().invoke(main, ["aggregate", "--method", "trueskill"], input=text)
     assert "seed:12345|" in default.output and default.output != one.output
     ranged = CliRunner().invoke(main, ["aggregate", "--method", "trueskill", "--ci", "0.5", "--bootstrap", "40"],
                                 input=text)
     assert ranged.exit_code == 0 and "runs:40|resample:yes|seed:12345|ci:0.5|" in ranged.output
-    assert ranged.output.splitlines()[0].split("\t")[:6] == ["item", "score", "rank", "lo", "hi", "cluster"]
+    assert ranged.output.splitlines()[0].split("\t")[:6] == ["system", "value", "rank", "rank_ci_low", "rank_ci_high",
+                                                               "cluster"]
 
 
 def test_counts_give_the_comparisons_and_replicate_scores():
@@ -300,3 +301,15 @@ def test_correlate_accepts_trueskill():
     result = CliRunner().invoke(main, ["correlate", "--method", "trueskill"], input=text)
     assert result.exit_code == 0, result.output
     assert "method:trueskill" in result.output and "seed:12345" in result.output
+
+
+@pytest.mark.parametrize("runs", [[], ["--bootstrap", "20"]])
+def test_fully_tied_systems_come_in_id_order(runs):
+    """Every aggregation method sorts ties by item id (README, aggregate); TrueSkill once gave C, B, A."""
+    from robust import invoke
+
+    text = "group\titem\tgold\tpred\n" + "".join(f"g{g}\t{s}\t1\t\n" for g in range(3) for s in "CAB")
+    result = invoke(["aggregate", "--method", "trueskill", *runs], text)
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split("\t") for line in result.stdout.splitlines()[1:]]
+    assert [(r[0], r[2]) for r in rows] == [("A", "1"), ("B", "2"), ("C", "3")]

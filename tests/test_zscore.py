@@ -87,8 +87,8 @@ def test_hand_case():
 def test_hand_case_through_the_command():
     result = ok(cli_input(["aggregate", "--method", "z-score", "--alpha", "0.2"], as_tsv(HAND)))
     lines = result.stdout.splitlines()
-    assert lines[0].split("\t") == ["system", "value", "raw", "z", "segments", "judgments", "wins", "losses",
-                                    "rank", "lo", "hi", "cluster", "signature"]
+    assert lines[0].split("\t") == ["system", "value", "raw", "z", "groups", "judgments", "wins", "losses",
+                                    "rank", "rank_ci_low", "rank_ci_high", "cluster", "signature"]
     a = lines[1].split("\t")
     assert a[0] == "A" and float(a[1]) == pytest.approx(2 / math.sqrt(10) + 0.25, rel=1e-15) and a[2] == "77.5"
     assert a[4:12] == ["2", "3", "2", "0", "1", "1", "1", "1"]

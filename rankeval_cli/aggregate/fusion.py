@@ -117,9 +117,10 @@ def _str(value) -> str:
 
 
 def _ids(values) -> np.ndarray:
-    """Ids as a numpy string array: ``S`` (bytes, as TREC files are read) or ``U``."""
+    """Ids as a numpy string array (``S`` bytes or ``U``), or integer codes whose order is
+    the ids' order (as :func:`fuse_files` gives them)."""
     values = np.asarray(values)
-    return values if values.dtype.kind in "SU" else values.astype(str)
+    return values if values.dtype.kind in "SUiu" else values.astype(str)
 
 
 def _query_codes(q) -> tuple[np.ndarray, np.ndarray]:
@@ -261,24 +262,40 @@ def fuse(runs, method: str = "rrf", normalization: str = "min-max", k: float = D
 
 def fuse_files(sources, method: str = "rrf", normalization: str = "min-max", k: float = DEFAULT_RRF_K,
                depth: int | None = None) -> Fused:
-    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`)."""
-    from ..errors import DataError
+    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`). Query ids
+    and docnos are fused as integer codes in the ids' byte order, so that no id is held at
+    the width of the longest; the fused run's ``query`` is an object array of ``str``, its
+    ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds` column."""
+    from ..formats.byteids import ByteIds
     from ..formats.trec import read_run
 
     runs = [read_run(source) for source in sources]
-    triples = [((np.asarray(run.qids, dtype=str).reshape(-1), run.code), run.docno, run.score) for run in runs]
-    try:
-        return fuse(triples, method, normalization, k, depth)
-    except ValueError as exc:
-        # the only data error fuse raises: a document listed twice for one query
-        for run in runs:
-            qid = np.asarray(run.qids, dtype=str).reshape(-1)[run.code] if run.n_rows else np.zeros(0, str)
-            key = np.char.add(np.char.add(qid, "\t"), np.char.decode(run.docno, "utf-8"))
-            uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
-            if (counts > 1).any():
-                dup = uniq[counts > 1][0]
-                row = int(np.flatnonzero(key == dup)[1])
-                q, d = str(dup).split("\t", 1)
-                raise DataError(f"document {d!r} listed twice for query {q!r}", run.source,
-                                run.line_of(row)) from None
-        raise DataError(str(exc)) from None
+    qids = sorted({q for run in runs for q in run.qids}, key=lambda q: q.encode("utf-8"))
+    q_code = {q: i for i, q in enumerate(qids)}
+    docs, doc_code = ByteIds.concat([run.docno for run in runs]).unique()
+    at, triples = 0, []
+    for run in runs:
+        query = np.array([q_code[q] for q in run.qids], dtype=np.int64)[run.code] if run.n_rows else \
+            np.zeros(0, np.int64)
+        doc = doc_code[at:at + run.n_rows]
+        at += run.n_rows
+        _check_repeats(run, query, doc, docs, qids)
+        triples.append((query, doc, run.score))
+    fused = fuse(triples, method, normalization, k, depth)
+    return Fused(np.array(qids, dtype=object)[fused.query] if len(qids) else np.zeros(0, dtype=object),
+                 docs.take(fused.doc), fused.rank, fused.score)
+
+
+def _check_repeats(run, query: np.ndarray, doc: np.ndarray, docs, qids) -> None:
+    """A document listed twice for one query of a run is an error at its second line."""
+    from ..errors import DataError
+    from ..formats.trec import shown
+
+    key = query * max(len(docs), 1) + doc
+    order = np.argsort(key, kind="stable")
+    again = np.flatnonzero(key[order][1:] == key[order][:-1]) + 1
+    if len(again):
+        row = int(order[again].min())  # the first repeat in the file
+        d, q = shown(docs[int(doc[row])]), shown(qids[int(query[row])].encode("utf-8"))
+        raise DataError(f"document '{d}' listed twice for query '{q}'", run.source,
+                        run.line_of(row))

@@ -1,10 +1,11 @@
-"""Rankings as output records (one per item) and the counts reported on stderr.
+"""Rankings as output records (one per system) and the counts reported on stderr.
 
-One column: ``[BY...] item score rank [lo hi cluster] signature``, best first.
-``--column both``: one row per item, ``[BY...] item gold_score gold_rank [gold_lo
-gold_hi gold_cluster] pred_score pred_rank [pred_lo ...] signature``, in gold order
-(items ranked only on the pred side follow in pred order; missing cells are empty).
-An item whose score is undefined (NaN: never compared) gets no rank.
+One column: ``[BY...] system value rank [rank_ci_low rank_ci_high cluster] signature``,
+best first. ``--column both``: one row per system, ``[BY...] system gold_value gold_rank
+[gold_rank_ci_low gold_rank_ci_high gold_cluster] pred_value pred_rank [pred_rank_ci_low
+...] signature``, in gold order (systems ranked only on the pred side follow in pred
+order; missing cells are empty). A system whose value is undefined (NaN: never
+compared) gets no rank.
 """
 
 from __future__ import annotations
@@ -42,24 +43,25 @@ def table_signature(method: str, column: str, options: dict, bootstrap: int = 0,
     return signature(command, **settings)
 
 
-def _cells(ranking, position: int, prefix: str, score_name: str) -> dict:
+def _cells(ranking, position: int, prefix: str) -> dict:
     score = float(ranking.scores[position])
-    cells = {f"{prefix}{score_name}": score,
+    cells = {f"{prefix}value": score,
              f"{prefix}rank": None if math.isnan(score) else int(ranking.ranks[position])}
     if ranking.lo is not None:
-        cells.update({f"{prefix}lo": int(ranking.lo[position]), f"{prefix}hi": int(ranking.hi[position]),
+        cells.update({f"{prefix}rank_ci_low": int(ranking.lo[position]),
+                      f"{prefix}rank_ci_high": int(ranking.hi[position]),
                       f"{prefix}cluster": int(ranking.cluster[position])})
     return cells
 
 
-def _empty_cells(ranking, prefix: str, score_name: str) -> dict:
-    cells = {f"{prefix}{score_name}": None, f"{prefix}rank": None}
+def _empty_cells(ranking, prefix: str) -> dict:
+    cells = {f"{prefix}value": None, f"{prefix}rank": None}
     if ranking.lo is not None:
-        cells.update({f"{prefix}lo": None, f"{prefix}hi": None, f"{prefix}cluster": None})
+        cells.update({f"{prefix}rank_ci_low": None, f"{prefix}rank_ci_high": None, f"{prefix}cluster": None})
     return cells
 
 
-def ranking_records(rankings, by, column: str, method: str, options: dict, score_name: str = "score",
+def ranking_records(rankings, by, column: str, method: str, options: dict,
                     seed: int | None = None, command: str = "aggregate", level: float | None = None):
     """Output records of :func:`.run.aggregate`'s rankings (see module doc)."""
     by = tuple(by)
@@ -74,18 +76,16 @@ def ranking_records(rankings, by, column: str, method: str, options: dict, score
         if column != "both":
             ranking = sides[column]
             for pos, item in enumerate(ranking.items):
-                yield {**head, "item": item, **_cells(ranking, pos, "", score_name), "signature": sig}
+                yield {**head, "system": item, **_cells(ranking, pos, ""), "signature": sig}
             continue
         gold, pred = sides["gold"], sides["pred"]
         gold_pos = {item: p for p, item in enumerate(gold.items)}
         pred_pos = {item: p for p, item in enumerate(pred.items)}
         items = list(gold.items) + [i for i in pred.items if i not in gold_pos]
         for item in items:
-            g = _cells(gold, gold_pos[item], "gold_", score_name) if item in gold_pos else \
-                _empty_cells(gold, "gold_", score_name)
-            p = _cells(pred, pred_pos[item], "pred_", score_name) if item in pred_pos else \
-                _empty_cells(pred, "pred_", score_name)
-            yield {**head, "item": item, **g, **p, "signature": sig}
+            g = _cells(gold, gold_pos[item], "gold_") if item in gold_pos else _empty_cells(gold, "gold_")
+            p = _cells(pred, pred_pos[item], "pred_") if item in pred_pos else _empty_cells(pred, "pred_")
+            yield {**head, "system": item, **g, **p, "signature": sig}
 
 
 def report_counts(rankings, by, warn) -> None:
@@ -105,9 +105,9 @@ def report_counts(rankings, by, warn) -> None:
 def read_table(source, by=()) -> tuple[dict, list]:
     """Read an aggregate/borda output table (TSV with header, or JSON lines).
 
-    Returns ``({key: {column: {item: value}}}, columns)`` where the columns are the
-    score columns found: ``score``/``points``, or ``gold_score``/``pred_score``
-    (``gold_points``/``pred_points``). Empty, ``nan`` or null values are NaN.
+    Returns ``({key: {column: {system: value}}}, columns)`` where the columns are the
+    value columns found: ``value``, or ``gold_value`` and ``pred_value`` (tables written
+    before 1.0 are read under these names). Empty, ``nan`` or null values are NaN.
     """
     from ..errors import DataError
     from ..formats.summaries import read_summaries
@@ -119,26 +119,24 @@ def read_table(source, by=()) -> tuple[dict, list]:
     for line_no, record in read_summaries(source):
         if not score_columns:
             score_columns = _score_columns(record, name, line_no)
-        for column in ("item", *by):
+        for column in ("system", *by):
             if column not in record:
                 raise DataError(f"no {column!r} column in an aggregate table", name, line_no)
         key = tuple(str(record[b]) for b in by)
         cells = table.setdefault(key, {c: {} for c in score_columns})
         for column in score_columns:
-            cells[column][str(record["item"])] = _number(record.get(column), column, name, line_no)
+            cells[column][str(record["system"])] = _number(record.get(column), column, name, line_no)
     return table, score_columns
 
 
 def _score_columns(record: dict, name, line_no) -> list:
     from ..errors import DataError
 
-    for pair in (("gold_score", "pred_score"), ("gold_points", "pred_points")):
-        if all(c in record for c in pair):
-            return list(pair)
-    for single in ("score", "points"):
-        if single in record:
-            return [single]
-    raise DataError("not an aggregate table: expected a score/points column or gold_score and pred_score",
+    if "gold_value" in record and "pred_value" in record:
+        return ["gold_value", "pred_value"]
+    if "value" in record:
+        return ["value"]
+    raise DataError("not an aggregate table: expected a value column or gold_value and pred_value",
                     name, line_no)
 
 

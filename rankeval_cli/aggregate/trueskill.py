@@ -282,9 +282,10 @@ def wmt_clusters(lo: np.ndarray, hi: np.ndarray, order: np.ndarray) -> np.ndarra
 
 
 def final_order(result: TrueSkillResult) -> tuple[np.ndarray, np.ndarray]:
-    """(mean μ per item, item indices best first): by mean μ, then std of μ, then id, all descending."""
+    """(mean μ per item, item indices best first): by mean μ descending, then by item id, as every
+    aggregation method orders its items (:func:`~.methods.sort_order`), so fully tied systems come
+    A, B, C. (Within each run, ranks keep WMT's reverse sort: :func:`run_ranks`.)"""
+    from .methods import sort_order
+
     mean = result.mu.mean(axis=0)
-    std = result.mu.std(axis=0)
-    k = len(mean)
-    order = np.lexsort((-np.arange(k), -std, -mean))
-    return mean, order
+    return mean, sort_order(mean)

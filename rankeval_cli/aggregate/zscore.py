@@ -503,17 +503,19 @@ def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: boo
 # --- output ----------------------------------------------------------------------------------
 
 def records(rankings: list, by: Iterable[str], sig: str):
-    """Output rows: ``[BY...] system value raw z segments judgments wins losses rank lo hi cluster
-    [ci_low ci_high] signature``, best first."""
+    """Output rows: ``[BY...] system value raw z groups judgments wins losses rank rank_ci_low
+    rank_ci_high cluster [ci_low ci_high] signature``, best first (``groups``: the segments whose
+    z-scores the value averages)."""
     by = tuple(by)
     for ranking in rankings:
         head = dict(zip(by, ranking.key))
         for i, system in enumerate(ranking.systems):
             row = {**head, "system": system, "value": float(ranking.value[i]), "raw": float(ranking.raw[i]),
                    "z": None if ranking.z is None else float(ranking.z[i]),
-                   "segments": int(ranking.segments[i]), "judgments": _whole(ranking.judgments[i]),
+                   "groups": int(ranking.segments[i]), "judgments": _whole(ranking.judgments[i]),
                    "wins": int(ranking.wins[i]), "losses": int(ranking.losses[i]), "rank": i + 1,
-                   "lo": int(ranking.lo[i]), "hi": int(ranking.hi[i]), "cluster": int(ranking.cluster[i])}
+                   "rank_ci_low": int(ranking.lo[i]), "rank_ci_high": int(ranking.hi[i]),
+                   "cluster": int(ranking.cluster[i])}
             if ranking.ci_low is not None:
                 row.update(ci_low=float(ranking.ci_low[i]), ci_high=float(ranking.ci_high[i]))
             row["signature"] = sig

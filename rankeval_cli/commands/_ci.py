@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import click
 
+from . import _common
+
 #: Kept equal to rankeval_cli.stats.resample.DEFAULT_SEED / DEFAULT_REPLICATES (a test checks).
 DEFAULT_SEED = 12345
 DEFAULT_REPLICATES = 1000
@@ -33,13 +35,16 @@ def ci_options(f):
     """--ci LEVEL, --bootstrap N, --seed S."""
     f = click.option(
         "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help=f"Seed of the bootstrap draws (recorded in the signature) [default: {DEFAULT_SEED}].")(f)
+        help="Seed of the bootstrap draws\f"
+             f"Seed of the bootstrap draws (recorded in the signature) [default: {DEFAULT_SEED}].")(f)
     f = click.option(
         "--bootstrap", "bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help=f"Bootstrap replicates for --ci [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
+        help="Bootstrap replicates [default: 1000]\f"
+             f"Bootstrap replicates for --ci [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
-        "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Add a percentile bootstrap confidence interval at this level (e.g. 0.95) to every summary "
+        "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
+        help="Bootstrap intervals at this level (e.g. 0.95)\f"
+             "Add a percentile bootstrap confidence interval at this level (e.g. 0.95) to every summary "
              "value: groups are resampled with replacement, from per-group statistics kept in memory "
              "(a few numbers per group; the input is read once).")(f)
 

@@ -16,7 +16,10 @@ import click
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 
-INPUT_FORMATS = ("auto", "tsv", "jsonl")
+INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml")
+#: what --input-format auto recognises: the canonical encodings and JCML, read with the JCML
+#: reader's defaults (gold from rank=; 'convert --from jcml' for its other options).
+STREAM_FORMATS = ("tsv", "jsonl", "jcml")
 #: formats of commands that write a stream of groups (convert adds jcml).
 OUTPUT_FORMATS = ("tsv", "jsonl")
 #: formats of commands that write summary records; tables are written when the input ends.
@@ -44,6 +47,12 @@ class AliasOption(click.Option):
             return super().get_help_record(ctx)
         finally:
             self.opts, self.secondary_opts = shown
+
+
+def shown_name(param: click.Option) -> str:
+    """The option's long name as help shows it (not a hidden old spelling), for messages."""
+    aliases = getattr(param, "aliases", ())
+    return [name for name in param.opts + param.secondary_opts if name not in aliases][-1]
 
 
 class AliasChoice(click.Choice):
@@ -100,12 +109,14 @@ def jobs_options(f):
     """
     f = click.option(
         "--scheduler", default=None, metavar="ADDRESS", callback=_configure_executor, expose_value=False,
-        help="Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
+        help="A dask.distributed scheduler to run on\f"
+             "Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
              "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
     return click.option(
         "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", callback=_configure_executor,
         expose_value=False,
-        help="Worker processes for the independent work units; 0 = one per CPU "
+        help="Worker processes (0 = one per CPU)\f"
+             "Worker processes for the independent work units; 0 = one per CPU "
              "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
 
 
@@ -117,7 +128,8 @@ def _configure_executor(ctx, param, value):
     return value
 
 
-def by_option(help_text: str = "One summary per value of this extra column (e.g. lp), rows keyed by its "
+def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"
+                               "One summary per value of this extra column (e.g. lp), rows keyed by its "
                                "value; repeatable. The value must be constant within a group."):
     """``--by COLUMN`` (repeatable)."""
     return click.option("--by", "by", multiple=True, metavar="COLUMN", help=help_text)
@@ -127,11 +139,12 @@ def input_options(f):
     """FILES... (default stdin), --input-format, --exclude-systems."""
     f = click.option(
         "--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-        help="Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
+        help="Drop items whose id matches a shell pattern\f"
+             "Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
              "repeatable. The number of rows dropped goes to stderr.")(f)
     f = click.option(
         "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
-        help="Canonical input encoding; auto sniffs JSON lines by a leading '{'.")(f)
+        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<'.")(f)
     return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
 
 
@@ -144,14 +157,16 @@ def output_options(formats=OUTPUT_FORMATS, default="tsv"):
             f = click.option(
                 "--digits", type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
                 callback=_remember_digits,
-                help="Round numbers to N decimal places [default: 4 in markdown and latex tables, "
+                help="Decimal places\f"
+                     "Round numbers to N decimal places [default: 4 in markdown and latex tables, "
                      "every digit otherwise].")(f)
         f = click.option(
             "--output-format", type=AliasChoice(formats, FORMAT_ALIASES), default=default, show_default=True,
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
         return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout; a file is replaced only when the run succeeds; "
+                            help="Write here instead of stdout\f"
+                                 "Write here instead of stdout; a file is replaced only when the run succeeds; "
                                  "a .gz, .bz2 or .xz name is compressed.")(f)
     return decorate
 
@@ -195,8 +210,8 @@ def parsed_by(target: str, keep_text: bool = False):
 
 
 def handle_errors(f):
-    """Map failures to exit statuses: DataError or a failed write → 1 with one line; closed pipe → 0
-    quietly; Ctrl-C → 130."""
+    """Map failures to exit statuses: DataError, a failed write or running out of memory → 1 with one
+    line; closed pipe → 0 quietly; Ctrl-C → 130."""
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
@@ -210,6 +225,11 @@ def handle_errors(f):
             sys.exit(0)
         except KeyboardInterrupt:
             sys.exit(130)
+        except MemoryError:  # a last resort: the readers bound their memory, a measure or option may not
+            _quiet_stdout_flush()
+            click.echo("rankeval: out of memory (the input or the options ask for more than this machine "
+                       "or its limits allow)", err=True)
+            sys.exit(1)
         except OSError as exc:  # inputs and -o files map their own; this is stdout (disk full, EIO)
             _silence_broken_pipe()
             click.echo(f"rankeval: {exc.filename or '<stdout>'}: cannot write: {exc.strerror or exc}", err=True)
@@ -233,9 +253,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     """Batches from every file in turn (stdin when none), filtered by --exclude-systems.
 
     ``fmt`` overrides ``input_format`` (``convert --from``); ``sniffable`` names the
-    formats auto-detection may pick (default: the canonical TSV and JSON lines).
+    formats auto-detection may pick (default: the canonical TSV and JSON lines, and JCML).
     """
-    from ..formats import CANONICAL
     from ..formats import read
     from ..pipeline import exclude, progress
     from ..prefetch import ahead_of_files
@@ -246,7 +265,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 
     def batches():
         for source in sources:
-            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or CANONICAL,
+            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or STREAM_FORMATS,
                             **reader_options)
 
     context = click.get_current_context(silent=True)

@@ -34,18 +34,21 @@ def statistics_options(f):
     f = _common.jobs_options(f)
     f = click.option(
         "--system", "system_specs", multiple=True, metavar="NAME=FILE,FILE...",
-        help="One system of several runs (seeds, folds), compared on their mean.")(f)
+        help="One system of several runs (their mean)\f"
+             "One system of several runs (seeds, folds), compared on their mean.")(f)
     f = click.option(
-        "--correction", type=click.Choice(CORRECTIONS), default="none", show_default=True,
-        help="Adjust the p-values over each measure's comparisons.")(f)
+        "--correction", type=click.Choice(CORRECTIONS), default="none", show_default=True, metavar="METHOD",
+        help="Adjust the p-values [default: none]\f" "Adjust the p-values over each measure's comparisons.")(f)
     f = click.option("--all-pairs", is_flag=True, help="Compare every pair of systems.")(f)
     f = click.option(
         "--baseline", "baselines", multiple=True, metavar="NAME",
-        help="Compare the others with this system (repeatable) [default: the first].")(f)
+        help="Compare the others with it [default: the first]\f"
+             "Compare the others with this system (repeatable) [default: the first].")(f)
     return click.option(
         "--test", "tests", multiple=True, callback=_tests, metavar="NAME",
         shell_complete=_common.completion_of(TESTS),
-        help=f"{', '.join(TESTS)} (repeatable) [default: t,wilcoxon,randomization with --qrels, "
+        help="Tests: t, wilcoxon, bootstrap, tukey, ... []\f"
+             f"{', '.join(TESTS)} (repeatable) [default: t,wilcoxon,randomization with --qrels, "
              "else bootstrap,randomization].")(f)
 
 

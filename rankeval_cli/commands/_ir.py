@@ -20,17 +20,21 @@ def ir_options(f):
     """--qrels FILE, --rel-level N, --depth N, --all-queries."""
     f = click.option(
         "--all-queries", is_flag=True,
-        help="With TREC input: also average over the qrels' queries the run lacks, each with the value of "
+        help="TREC: also average the qrels' other queries (-c)\f"
+             "With TREC input: also average over the qrels' queries the run lacks, each with the value of "
              "an empty ranking (trec_eval -c). Default: only queries in both files.")(f)
     f = click.option(
         "--depth", type=click.IntRange(min=1), default=None, metavar="N",
-        help="With TREC input: only the first N documents of each ranking count (trec_eval -M).")(f)
+        help="TREC: only the first N documents count (-M)\f"
+             "With TREC input: only the first N documents of each ranking count (trec_eval -M).")(f)
     f = click.option(
         "--rel-level", "rel_level", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
-        help="With TREC input: grade >= N is relevant for the binary measures (trec_eval -l).")(f)
+        help="TREC: grade >= N is relevant (-l)\f"
+             "With TREC input: grade >= N is relevant for the binary measures (trec_eval -l).")(f)
     return click.option(
         "--qrels", type=click.Path(dir_okay=False, allow_dash=False), default=None, metavar="FILE",
-        help="TREC qrels (qid iter docno rel): the FILES are then TREC runs (qid Q0 docno rank score tag), "
+        help="TREC qrels: the FILES are then TREC runs\f"
+             "TREC qrels (qid iter docno rel): the FILES are then TREC runs (qid Q0 docno rank score tag), "
              "joined and evaluated as trec_eval does; one summary per run.")(f)
 
 
@@ -89,8 +93,9 @@ def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", excl
     from ..ir.evaluate import evaluate_stream, evaluate_trec
 
     if qrels:
-        if not files:
-            raise click.UsageError("--qrels FILE needs the run files to evaluate (FILES...)")
+        files = list(files) or ["-"]  # no run file: the run on stdin
+        if qrels == "-" and "-" in files:
+            raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
         return evaluate_trec(files, qrels, measures, settings, warn=_common.warn)
     batches = files.batches if isinstance(files, _Opened) else _common.read_inputs(files, input_format,
                                                                                    exclude_systems)

@@ -10,29 +10,42 @@ OBJECTIVES = ("ranksvm", "listnet", "listmle", "regression")
 
 
 def model_options(f):
-    """--model, --features, --relevance, --lambda, --loss, --hidden, --max-iter, --seed."""
+    """--objective, --features, --relevance, --lambda, --loss, --hidden, --max-iter, --seed.
+
+    ``--model`` named the objective before 1.0; it stays as a hidden alias (``learn predict
+    --model FILE`` is the model file).
+    """
     f = click.option("--seed", type=int, default=None, metavar="S",
-                     help="Seed of the network's initial weights (--hidden) and, for cv, of the folds "
+                     help="Seed of weights and folds [default: 12345]\f"
+                          "Seed of the network's initial weights (--hidden) and, for cv, of the folds "
                           "[default: 12345].")(f)
     f = click.option("--max-iter", "max_iter", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Most L-BFGS-B iterations [default: 1000].")(f)
+                     help="Most L-BFGS-B iterations [default: 1000]\f"
+                          "Most L-BFGS-B iterations [default: 1000].")(f)
     f = click.option("--hidden", type=click.IntRange(min=0), default=None, metavar="H",
-                     help="listnet, listmle: a network with one hidden layer of H tanh units instead of a "
+                     help="listnet, listmle: hidden tanh units [default: 0]\f"
+                          "listnet, listmle: a network with one hidden layer of H tanh units instead of a "
                           "linear scorer [default: 0 = linear].")(f)
     f = click.option("--loss", type=click.Choice(("squared-hinge", "hinge")), default=None,
-                     help="ranksvm: loss on each pair's margin; squared-hinge is smooth (Chapelle & Keerthi "
+                     help="ranksvm: pair loss [default: squared-hinge]\f"
+                          "ranksvm: loss on each pair's margin; squared-hinge is smooth (Chapelle & Keerthi "
                           "2010) [default: squared-hinge].")(f)
-    f = click.option("--lambda", "l2", type=click.FloatRange(min=0), default=None, metavar="LAMBDA",
-                     help="L2 penalty (LAMBDA/2)|w|^2 on the weights; for ranksvm C = 1/(LAMBDA * pairs) "
+    f = click.option("--lambda", "l2", type=_common.FiniteFloat(min=0), default=None, metavar="LAMBDA",
+                     help="L2 penalty [default: 0.1]\f"
+                          "L2 penalty (LAMBDA/2)|w|^2 on the weights; for ranksvm C = 1/(LAMBDA * pairs) "
                           "[default: 0.1].")(f)
     f = click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-                     help="ranks: gold holds ranks, lower = better (WMT, JCML); grades: graded relevance, "
+                     help="Gold holds ranks or grades [default: ranks]\f"
+                          "ranks: gold holds ranks, lower = better (WMT, JCML); grades: graded relevance, "
                           "higher = better (LETOR).")(f)
     f = click.option("--features", "features", multiple=True, required=True, metavar="NAMES/PATTERNS",
-                     help="Feature columns: names and shell patterns, comma-separated or repeated (e.g. 'f*', "
+                     help="Feature columns: names, patterns [required]\f"
+                          "Feature columns: names and shell patterns, comma-separated or repeated (e.g. 'f*', "
                           "'tgt@*', 'unk,length'). Patterns skip text columns (named on stderr).")(f)
-    return click.option("--model", "objective", type=click.Choice(OBJECTIVES), required=True,
-                        help="Objective: ranksvm (pairwise hinge), listnet (top-one cross entropy), listmle "
+    return click.option("--objective", "objective", cls=_common.AliasOption, aliases=("--model",),
+                        type=click.Choice(OBJECTIVES), required=True, metavar="NAME",
+                        help="ranksvm, listnet, listmle or regression [required]\f"
+                             "Objective: ranksvm (pairwise hinge), listnet (top-one cross entropy), listmle "
                              "(Plackett-Luce likelihood), regression (ridge on the gold).")(f)
 
 
@@ -61,7 +74,7 @@ def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
     from ..learn.model import settings
 
     if loss is not None and objective != "ranksvm":
-        raise click.UsageError("--loss applies to --model ranksvm")
+        raise click.UsageError("--loss applies to --objective ranksvm")
     try:
         return settings(objective, **{"lambda": l2, "loss": loss, "hidden": hidden, "max_iter": max_iter,
                                       "seed": seed})
@@ -72,6 +85,6 @@ def hyperparameters(objective, l2, loss, hidden, max_iter, seed) -> dict:
 def load_table(files, input_format, exclude_systems, features, relevance, keep_batches=False, empty_ok=False):
     from ..learn import data
 
-    batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
+    batches = _common.read_inputs(files, input_format, exclude_systems)
     return data.load(batches, features, relevance, report=_common.warn, keep_batches=keep_batches,
                      empty_ok=empty_ok)

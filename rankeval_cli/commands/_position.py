@@ -21,7 +21,8 @@ def position_options(per_group_columns: str):
         f = _common.by_option()(f)
         f = click.option(
             "--per-group", is_flag=True,
-            help=f"Write one row per group ({per_group_columns}) as it is computed; the summary then "
+            help="One row per group; the summary to stderr\f"
+                 f"Write one row per group ({per_group_columns}) as it is computed; the summary then "
                  "goes to stderr.")(f)
         return _tie_and_relevance_options(f)
     return decorate
@@ -29,19 +30,23 @@ def position_options(per_group_columns: str):
 
 def _tie_and_relevance_options(f):
     f = click.option(
-        "--missing-pred", type=click.Choice(MISSING_PRED), default="drop", show_default=True,
-        help="Items with a gold value but no prediction: drop them (as tau does), rank them last "
+        "--missing-pred", type=click.Choice(MISSING_PRED), default="drop", show_default=True, metavar="RULE",
+        help="No prediction: drop, last or error [default: drop]\f"
+             "Items with a gold value but no prediction: drop them (as tau does), rank them last "
              "(tied), or stop with an error. Counted either way.")(f)
     f = _common.higher_better_option(
+        "Values are scores (higher = better), not ranks []\f"
         "pred (and gold, unless --relevance grades) are scores, higher = better [default: ranks, "
         "lower = better].")(f)
     f = click.option(
         "--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-        help="ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
+        help="Gold: ranks or relevance grades [default: ranks]\f"
+             "ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
              "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
     return click.option(
-        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
-        help="Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
+        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
+        help="Order of ties: pessimistic, optimistic, expected, trec [default: pessimistic; TREC: trec]\f"
+             "Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
              "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
              "orders of each tied block, trec = item id descending (trec_eval's docno order) "
              "[default: trec with TREC input, else pessimistic].")(f)
@@ -69,12 +74,12 @@ def prepare_options(tie_policy, relevance, missing_pred) -> dict:
 
 
 def group_records(batch, prep, columns: dict) -> list[dict]:
-    """Per-group rows: group, n (ranked items), skipped (rows without gold or dropped), values."""
+    """Per-group rows: group, items (ranked), skipped (rows without gold or dropped), values."""
     n = prep.sizes
     skipped = batch.sizes - n
     names = list(columns)
     values = [columns[c].tolist() for c in names]
-    return [dict(group=g, n=int(n[i]), skipped=int(skipped[i]), **{c: v[i] for c, v in zip(names, values)})
+    return [dict(group=g, items=int(n[i]), skipped=int(skipped[i]), **{c: v[i] for c, v in zip(names, values)})
             for i, g in enumerate(batch.group.tolist())]
 
 
@@ -155,11 +160,13 @@ def mean_interval(parts: list, resampling) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of the defined per-group values."""
     import numpy as np
 
+    from ..pipeline import phase
     from ..stats.resample import MeanStat, bootstrap_intervals
 
     values = np.concatenate(parts) if parts else np.zeros(0)
-    (interval,) = bootstrap_intervals([MeanStat()], [values], resampling.level, resampling.replicates,
-                                      resampling.seed)
+    with phase(f"bootstrap ({resampling.replicates} replicates)"):
+        (interval,) = bootstrap_intervals([MeanStat()], [values], resampling.level, resampling.replicates,
+                                          resampling.seed)
     return interval
 
 

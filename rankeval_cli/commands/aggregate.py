@@ -19,30 +19,38 @@ def ranking_options(f):
     """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
     f = click.option("--points", "borda_points", type=click.Choice(("n-r", "n-r+1")), default="n-r",
                      show_default=True,
-                     help="Borda points for position r of an N-list: N-r (2,1,0 for three items) "
+                     help="Borda points: N-r or N-r+1\f"
+                          "Borda points for position r of an N-list: N-r (2,1,0 for three items) "
                           "or N-r+1 (3,2,1).")(f)
     f = click.option("--missing", "borda_missing", type=click.Choice(("ignore", "bottom")), default="ignore",
                      show_default=True,
-                     help="Borda: items absent from a list (or blank in it) earn nothing and the list counts "
+                     help="Borda: absent items [default: ignore]\f"
+                          "Borda: items absent from a list (or blank in it) earn nothing and the list counts "
                           "only its ranked items (ignore), or share the bottom positions of a list extended "
                           "to all items (bottom).")(f)
-    f = _common.higher_better_option("The aggregated values are scores (higher = better), not ranks.",
+    f = _common.higher_better_option("Values are scores (higher = better), not ranks []\f"
+                                     "The aggregated values are scores (higher = better), not ranks.",
                                      aliases=())(f)
-    return _common.by_option("One ranking per value of this extra column (e.g. lp); repeatable. "
+    return _common.by_option("One ranking per value of this column (e.g. lp)\f"
+                             "One ranking per value of this extra column (e.g. lp); repeatable. "
                              "The value must be constant within a group.")(f)
 
 
 def fusion_options(f):
     """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
     f = click.option("--run-tag", default=None, metavar="TAG",
-                     help="Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
+                     help="Fusion: run tag [default: the method]\f"
+                          "Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
     f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
-                     help="Run fusion: keep the first K fused documents of each query [default: all].")(f)
-    f = click.option("--rrf-k", type=click.FloatRange(min=0), default=60.0, show_default=True,
-                     help="rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
+                     help="Fusion: keep the first K documents\f"
+                          "Run fusion: keep the first K fused documents of each query [default: all].")(f)
+    f = click.option("--rrf-k", type=_common.FiniteFloat(min=0), default=60.0, show_default=True, metavar="K",
+                     help="rrf: k of 1/(k + position)\f"
+                          "rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
     return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
-                        show_default=True,
-                        help="combsum/combmnz/combmax: per-query normalization of each run's scores "
+                        show_default=True, metavar="NAME",
+                        help="comb*: normalization [default: min-max]\f"
+                             "combsum/combmnz/combmax: per-query normalization of each run's scores "
                              "(rrf and borda-fuse use positions only).")(f)
 
 
@@ -52,13 +60,16 @@ def bootstrap_options(f):
 
     f = click.option(
         "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help=f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
+        help="Seed of the bootstrap\f"
+             f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
     f = click.option(
         "--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help=f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
+        help="Bootstrap replicates [default: 1000]\f"
+             f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
     return click.option(
-        "--ci", "ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Resample the groups and give each item its rank range at this level (lo, hi; e.g. 0.95) and "
+        "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
+        help="Rank ranges and clusters at this level\f"
+             "Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; e.g. 0.95) and "
              "WMT13-style clusters.")(f)
 
 
@@ -80,25 +91,31 @@ def score_options(f):
                      help="z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
                           "signed-rank tests combined by Stouffer's method).")(f)
     f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
-                     show_default=True, help="z-score: p below this is a significant win.")(f)
+                     show_default=True, metavar="P", help="z-score: p below this is a significant win.")(f)
     f = click.option("--shared-segments", is_flag=True,
-                     help="z-score: test each pair on the segments both were scored on (Appraise's scripts), "
+                     help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
     return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
-                        help="z-score: order and test by the mean z-score (WMT17-22) or raw score "
+                        help="z-score: order by z or raw [default: z; wmt24: raw]\f"
+                             "z-score: order and test by the mean z-score (WMT17-22) or raw score "
                              "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 
 
 def method_options(f):
     f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
-                     help="bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
-    f = click.option("--bt-alpha", type=click.FloatRange(min=0, min_open=True), default=0.01, show_default=True,
-                     help="bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
+                     help="bradley-terry: ties [default: ignore]\f"
+                          "bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
+    f = click.option("--bt-alpha", type=_common.FiniteFloat(min=0, min_open=True), default=0.01, show_default=True,
+                     metavar="ALPHA",
+                     help="bradley-terry: L2 penalty alpha\f"
+                          "bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
     f = click.option("--approximate", is_flag=True,
-                     help="kemeny: local search instead of the exact search (required beyond 20 items).")(f)
+                     help="kemeny: local search (beyond 20 items)\f"
+                          "kemeny: local search instead of the exact search (required beyond 20 items).")(f)
     return click.option("--fv-denominator", type=click.Choice(("pair", "all")), default="pair",
                         show_default=True,
-                        help="fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
+                        help="fv: P_ij over pairs or all groups\f"
+                             "fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
                              "Duh 2008's wording).")(f)
 
 
@@ -106,11 +123,13 @@ def method_options(f):
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@method_option("Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
+@method_option("Method [default: expected-wins]\f"
+               "Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
                + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
                names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
-              help="Aggregate the gold ranks, the predicted ranks, or both side by side.")
+              help="Aggregate gold, pred or both\f"
+                   "Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
 @score_options
@@ -120,7 +139,9 @@ def method_options(f):
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
             alpha, protocol, domain_column, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
-    """Aggregate many rankings (groups) into one ranking of their items (systems).
+    """Aggregate many rankings (groups) into one ranking of their items
+    (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
+    fuse TREC runs (rrf, combsum, ...).
 
     Within each group, item i wins against j when its value is strictly lower
     (a better rank; --higher-better flips this); equal values tie; a blank is
@@ -161,20 +182,23 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     Definitions: docs/definitions.md#aggregation.
 
     \b
-    Output columns: [BY...] item score rank [lo hi cluster] signature;
-    --column both: item gold_score gold_rank [gold_lo ...] pred_score pred_rank ...;
-    run fusion: qid Q0 docno rank score tag (trec), or query docno rank score
-    signature (tsv, json); other methods with --output-format trec: each
-    ranking as a run (qid = the --by values or 'all', docno = item); z-score:
-    [BY...] system value raw z segments judgments wins losses rank lo hi
-    cluster [ci_low ci_high] signature.
+    Output columns: [BY...] system value rank [rank_ci_low rank_ci_high cluster]
+    signature; --column both: system gold_value gold_rank [gold_rank_ci_low ...]
+    pred_value pred_rank ...; run fusion: qid Q0 docno rank score tag (trec), or
+    group item rank score signature (tsv, jsonl); other methods with
+    --output-format trec: each ranking as a run (qid = the --by values or 'all',
+    docno = item); z-score: [BY...] system value raw z groups judgments wins
+    losses rank rank_ci_low rank_ci_high cluster [ci_low ci_high] signature.
 
     \b
     Examples:
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method expected-wins
-      rankeval convert --from wmt-rr wmt12.RNK_results.csv | rankeval aggregate --by lp --ci 0.95
-      rankeval convert --from wmt-rr wmt16.ron-eng.csv | rankeval aggregate --method trueskill --bootstrap 1000
-      rankeval aggregate --method rrf examples/trec/bm25.run examples/trec/dense.run
+      rankeval convert --from wmt-rr wmt12.RNK_results.csv \\
+        | rankeval aggregate --by lp --method expected-wins --ci 0.95
+      rankeval aggregate --method trueskill --bootstrap 1000 judgments.tsv
+      rankeval aggregate --method rrf examples/trec/*.run
+
+    \b
+    More examples:
       rankeval convert --from appraise scores.csv \\
         | rankeval aggregate --method z-score --by lp
     """
@@ -237,10 +261,9 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
-    import numpy as np
 
     from ..aggregate.fusion import KERNELS, fuse_files
-    from ..formats.trec_writer import write_run
+    from ..formats.trec_writer import texts, write_run
     from ..summary import signature
 
     if not files:
@@ -256,11 +279,9 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
     uses_scores = KERNELS[method][1]
     sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
                     k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
-    query = np.char.decode(fused.query, "utf-8") if fused.query.dtype.kind == "S" else fused.query.astype(str)
-    doc = np.char.decode(fused.doc, "utf-8") if fused.doc.dtype.kind == "S" else fused.doc.astype(str)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many({"query": q, "docno": d, "rank": r, "score": s, "signature": sig}
-                          for q, d, r, s in zip(query.tolist(), doc.tolist(), fused.rank.tolist(),
+        writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
+                          for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
                                                 fused.score.tolist()))
 
 
@@ -283,7 +304,6 @@ def run_and_write(files, input_format, exclude_systems, output, output_format, m
         return
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed, level=level,
-                                         score_name="points" if command == "borda" else "score",
                                          command=command))
 
 
@@ -313,10 +333,13 @@ def compute(batches, method, column, by, higher_better, bootstrap, seed, options
     from ..aggregate.tables import report_counts
     from ..errors import DataError
 
+    from ..pipeline import phase
+
     try:
-        rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
-                             pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed, level=level or 0.95,
-                             **options)
+        with phase(f"{method}" + (f" x {bootstrap} replicates" if bootstrap else "")):
+            rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
+                                 pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed,
+                                 level=level or 0.95, **options)
     except TooManyItems as exc:
         raise DataError(f"{exc} (--approximate)") from None
     report_counts(rankings, by, _common.warn)

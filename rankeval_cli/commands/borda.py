@@ -13,7 +13,7 @@ from .aggregate import bootstrap_options, ranking_options, run_and_write
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.jobs_options
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
-              help="Count the gold ranks, the predicted ranks, or both side by side.")
+              help="Count gold, pred or both\f" "Count the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @bootstrap_options
 @_common.handle_errors
@@ -25,8 +25,8 @@ def command(files, input_format, exclude_systems, output, output_format, column,
     tied at the top of a 3-list earn (2+1)/2 = 1.5 each). A blank value is no
     position. Items absent from a list: --missing ignore (default) counts a list
     of its N ranked items only; --missing bottom extends it to all K items seen,
-    the absent ones sharing the bottom positions. Output: item, points, rank,
-    sorted by points, then item id.
+    the absent ones sharing the bottom positions. Output: system, value (the
+    points), rank, sorted by value, then system id.
 
     \b
     Example: lists A>B>C, A>C>B, B>A>C give A 5, B 3, C 1.

@@ -20,55 +20,71 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
-              help="The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
+              help="Measure [default: tau; TREC: map, P_10, ...]\f"
+                   "The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
                    "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
 @_ir.ir_options
 @_comparison.statistics_options
-@click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="COL1,COL2[,...]",
-              help="Compare these columns of one stream (the first is the baseline) instead of the pred column "
+@click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="C1,C2,...",
+              help="Columns of one stream to compare\f"
+                   "Compare these columns of one stream (the first is the baseline) instead of the pred column "
                    "of several files. 'pred' names the pred column; a name matching no column picks tgt@NAME "
                    "(a JCML item attribute: unk -> tgt@unk) or else the one column ending in '@NAME'. "
                    "Append ':higher' or ':lower' to set a column's direction.")
 @click.option("--items-are-systems", "items_are_systems", is_flag=True,
-              help="The items of each group are the systems (MT systems of a segment).")
+              help="The items of each group are the systems\f"
+                   "The items of each group are the systems (MT systems of a segment).")
 @click.option("--values", "value_column", default=None, metavar="COLUMN",
               help="--items-are-systems: the values [default: pred].")
-@variant_option(default=None, help_text="tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
+@variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
+                                        "tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
 @click.option("--average", type=click.Choice(("micro", "macro")), default=None,
-              help="tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
+              help="tau: micro or macro [default: micro]\f"
+                   "tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
                    "[default: micro].")
-@click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None,
-              help="mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
+@click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
+              help="Order of tied predictions [default: pessimistic]\f"
+                   "mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
 @click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-              help="Gold holds ranks (lower = better) or graded relevance (higher = better).")
+              help="Gold holds ranks or grades [default: ranks]\f"
+                   "Gold holds ranks (lower = better) or graded relevance (higher = better).")
 @_common.higher_better_option(
+    "Values are scores (higher = better), not ranks []\f"
     "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
     "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")
-@click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None,
-              help="mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
+@click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None, metavar="RULE",
+              help="Items without a prediction [default: drop]\f"
+                   "mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
-              help="mrr/ndcg/err: cut-off [default: whole lists].")
+              help="mrr, ndcg, err: cut-off [default: none]\f" "mrr/ndcg/err: cut-off [default: whole lists].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
-@click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="n|scale:G|list-max",
+@click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
-@_common.by_option("One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
+              help="err: denominator [default: n; grades: scale:4]\f"
+                   "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
+@_common.by_option("One comparison per value of this column\f"
+                   "One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
                    "repeatable. The value must be constant within a group.")
-@click.option("--ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
-              metavar="LEVEL", help="Level of the bootstrap intervals of the scores and differences.")
+@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
+              metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
+                                    "Level of the bootstrap intervals of the scores and differences.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="N", help="Paired bootstrap replicates (intervals and p_bootstrap).")
+              metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
+                                "Paired bootstrap replicates (intervals and p_bootstrap).")
 @click.option("--permutations", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="R", help="Approximate randomization trials (p_randomization).")
+              metavar="R", help="Randomization trials [default: 1000]\f"
+                                "Approximate randomization trials (p_randomization).")
 @click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
-              help="Seed of all random draws (recorded in the signature).")
+              help="Seed of all random draws [default: 12345]\f"
+                   "Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
             permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
             system_specs, items_are_systems, value_column):
-    """Compare systems on the same groups: values, differences, effect sizes, p-values.
+    """Compare systems on the same groups (MT segments, IR queries with --qrels):
+    values, differences, effect sizes, p-values.
 
     Systems are predictions of the same gold (two or more FILES holding the
     same groups and items, or --pred-columns of one stream), TREC runs
@@ -84,6 +100,9 @@ def command(files, input_format, exclude_systems, output, output_format, measure
       rankeval compare --measure mrr base.tsv sys2.tsv sys3.tsv
       rankeval compare --qrels q.txt -m map --correction holm a.run b.run
       rankeval compare --qrels q.txt --all-pairs --test tukey a.run b.run c.run
+
+    \b
+    More examples:
       rankeval convert --from wmt-scores chrF.seg.score.gz | rankeval compare \\
         --items-are-systems --values score --higher-better --by lp
     """
@@ -276,7 +295,7 @@ def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, ba
         raws.append(member_raws[0] if len(members) == 1 else np.mean(np.stack(member_raws), axis=0))
         member_values = [results[j]["value"] for j in members]
         values.append(member_values[0] if len(members) == 1 else float(np.mean(member_values)))
-        counts.append(results[members[0]]["groups"])
+        counts.append(results[members[0]]["groups"] - results[members[0]]["undefined"])  # the groups averaged
         runs.append(runs_summary(member_values, stats.level) if len(members) > 1 else None)
         undefined[i] = {"undefined": results[members[0]]["undefined"]}
     systems = pairwise.Systems(names, spec.stat(), raws, values, groups=counts, runs=runs)

@@ -16,21 +16,28 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @_common.input_options
 @_common.output_options(formats=("tsv", "jsonl", "jcml"))
 @click.option("--from", "from_format", type=click.Choice(READER_NAMES), default="auto", show_default=True,
-              help="Input format; auto tells canonical TSV, JSON lines and JCML (XML) apart.")
+              metavar="FORMAT",
+              help="Input format: auto, tsv, jsonl, jcml, wmt-rr, wmt-scores, darr, wmt-da, mqm, letor, trec\f"
+                   "Input format; auto tells canonical TSV, JSON lines and JCML (XML) apart.")
 @click.option("--gold-attr", default=None, metavar="ATTR",
               help="jcml: <tgt> attribute holding the gold rank [default: rank].")
 @click.option("--pred-attr", default=None, metavar="ATTR",
-              help="jcml: <tgt> attribute to use as the prediction (e.g. predicted_rank, unk).")
+              help="jcml: <tgt> attribute of the prediction\f"
+                   "jcml: <tgt> attribute to use as the prediction (e.g. predicted_rank, unk).")
 @click.option("--keep-text", is_flag=True, default=None,
-              help="jcml: keep the text of <src>, <tgt> and <ref> as extra columns.")
-@click.option("--min-diff", type=float, default=None, metavar="POINTS",
-              help="wmt-da: least raw DA difference that makes a pair [default: 25]; darr: keep pairs whose "
+              help="jcml: keep the texts as columns\f"
+                   "jcml: keep the text of <src>, <tgt> and <ref> as extra columns.")
+@click.option("--min-diff", type=_common.FiniteFloat(), default=None, metavar="POINTS",
+              help="wmt-da, darr: least DA difference of a pair [default: 25; darr: all]\f"
+                   "wmt-da: least raw DA difference that makes a pair [default: 25]; darr: keep pairs whose "
                    "DIFF field is at least this [default: keep all].")
 @click.option("--lp", default=None, metavar="XX-YY",
-              help="wmt-da, wmt-da-scores, mqm: the language pair, when the file name does not tell it "
+              help="wmt-da, mqm: the language pair\f"
+                   "wmt-da, wmt-da-scores, mqm: the language pair, when the file name does not tell it "
                    "(-xx-yy.csv, mqm_TESTSET_xxyy).")
 @click.option("--item-types", default=None, metavar="LIST",
-              help="appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
+              help="appraise: the item types kept [default: TGT,CHK]\f"
+                   "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
                    "WMT22-24: TGT].")
 @click.option("--exclude-documents", "exclude_documents", multiple=True, metavar="PATTERN",
               help="appraise: drop the rows of documents whose id matches this shell-style pattern (WMT24: "
@@ -39,25 +46,34 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
               help="appraise: WMT's documents file (LP.docs: DOMAIN<TAB>DOCID per segment), repeatable; adds "
                    "a domain column (for aggregate --protocol wmt24).")
 @click.option("--index", "index", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="mqm: WMT test-set index (details.LP.txt), repeatable; the segment column becomes "
+              help="mqm: WMT test-set index (details.LP.txt)\f"
+                   "mqm: WMT test-set index (details.LP.txt), repeatable; the segment column becomes "
                    "DOCID::DOCSEG, so --scores joins WMT20-21 score files on the right segments.")
 @click.option("--scores", "scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Fill pred from a WMT segment-level metric score file (gzip or plain), matched on "
+              help="Fill pred from a WMT metric score file\f"
+                   "Fill pred from a WMT segment-level metric score file (gzip or plain), matched on "
                    "language pair, segment and system.")
 @click.option("--higher-better/--lower-better", "higher_better", cls=_common.AliasOption,
               aliases=("--pred-higher-better",), default=None,
-              help="Direction of the source's scores (jcml --pred-attr, --scores FILE, --from wmt-scores); pred "
+              help="Direction of the source's scores\f"
+                   "Direction of the source's scores (jcml --pred-attr, --scores FILE, --from wmt-scores); pred "
                    "is written so that lower is better, higher-better scores negated [default: lower for a JCML "
                    "attribute (a predicted rank), higher for metric scores].")
 @click.option("--score-direction", type=click.Choice(("higher", "lower")), default=None, hidden=True)
 @click.option("--refset", default=None, metavar="NAME",
-              help="--scores: the reference set to use where the score file has several [default: the one "
+              help="--scores: the reference set to use\f"
+                   "--scores: the reference set to use where the score file has several [default: the one "
                    "named like the test set].")
 @click.option("--metric", default=None, metavar="NAME",
               help="--scores: the metric to use where the score file holds several.")
-@click.option("--strict", is_flag=True, help="--scores: an item without a score is an error, not a count on stderr.")
+@click.option("--strict", is_flag=True, help="--scores: a missing score is an error\f"
+                                             "--scores: an item without a score is an error, not a count on stderr.")
+@click.option("--max-feature-index", type=click.IntRange(min=1), default=None, metavar="N",
+              help="letor: the largest feature index [default: 10000]\f"
+                   "letor: the largest feature index accepted (each becomes a column fI) [default: 10000].")
 @click.option("--qrels", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="trec: the qrels (qid iter docno rel) to join the runs (FILES) with.")
+              help="trec: the qrels to join the runs with\f"
+                   "trec: the qrels (qid iter docno rel) to join the runs (FILES) with.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, metavar="N",
               help="trec: keep the first N documents of each ranking (trec_eval -M).")
 @click.option("--all-queries", is_flag=True, default=None,
@@ -65,7 +81,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
             keep_text, min_diff, lp, item_types, exclude_documents, documents, index, scores, higher_better, score_direction, refset, metric,
-            strict, qrels, depth, all_queries):
+            strict, max_feature_index, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
 
     \b
@@ -90,10 +106,10 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
 
     \b
     Examples:
-      rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml
-      rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz --output-format jsonl
-      rankeval convert --from letor msn1.fold1.train.5k.txt.gz
-      rankeval convert --from trec --qrels examples/trec/qrels.txt examples/trec/bm25.run
+      rankeval convert --from jcml --pred-attr unk examples/wmt10-de-en.xf.jcml
+      rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz
+      rankeval convert --from trec --qrels examples/trec/qrels.txt \\
+        examples/trec/bm25.run
     """
     from ..formats import reader, sniff, writer
 
@@ -105,7 +121,8 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
                                       min_diff=min_diff, lp=lp, item_types=item_types,
                                       exclude_documents=list(exclude_documents) or None,
                                       documents=list(documents) or None, index=list(index) or None, depth=depth,
-                                      all_queries=all_queries).items() if v is not None}
+                                      all_queries=all_queries, max_feature_index=max_feature_index).items()
+               if v is not None}
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")

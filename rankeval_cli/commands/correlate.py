@@ -13,9 +13,11 @@ from .aggregate import METHOD_NAMES, method_option, method_options, ranking_opti
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.jobs_options
 @click.option("--aggregates", is_flag=True,
-              help="FILES are aggregate/borda output tables: one with gold_score and pred_score "
-                   "(--column both), or two with a score column each (first = x, second = y).")
-@method_option("How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
+              help="FILES are aggregate tables\f"
+                   "FILES are aggregate/borda output tables: one with gold_value and pred_value "
+                   "(--column both), or two with a value column each (first = x, second = y).")
+@method_option("How systems are scored from the groups\f"
+               "How system rankings are built from the groups: " + ", ".join(METHOD_NAMES) + ".")
 @ranking_options
 @method_options
 @_ci.ci_options
@@ -26,9 +28,10 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
 
     From groups (default): the systems are aggregated twice with --method, once
     on gold and once on pred, and their scores correlated: Spearman, Pearson and
-    Kendall tau-b with two-sided p-values (level=system, n = systems). The
+    Kendall tau-b with two-sided p-values of independence (level=system;
+    systems correlated; undefined = systems scored on one side only). The
     segment-level row is the mean over groups of Spearman's rho between gold and
-    pred (Duh 2008 Table 3; level=segment, n = groups where rho is defined,
+    pred (Duh 2008 Table 3; level=segment, groups where rho is defined,
     undefined = groups with < 2 items or a constant side). With --aggregates,
     two finished system rankings are correlated on their shared items.
 
@@ -42,14 +45,19 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     --seed S, default 12345).
 
     \b
-    Output columns: [BY...] level measure value [ci_low ci_high] p_value n undefined signature
+    Output columns: [BY...] level measure value [ci_low ci_high] p_independence
+    systems groups undefined signature
 
     \b
     Examples:
-      rankeval convert --from wmt-rr judgments.csv --scores m.seg.score.gz | rankeval correlate --by lp
+      rankeval convert --from darr DArr.csv.gz --scores chrF.seg.score.gz \\
+        | rankeval correlate --by lp
       rankeval correlate --aggregates human.tsv metric.tsv
     """
+    from contextlib import nullcontext
+
     from ..aggregate.correlate import correlation_intervals, join_scores, system_correlations
+    from ..pipeline import phase
     from ..aggregate.registry import scorer
     from ..errors import DataError
     from ..summary import signature
@@ -76,18 +84,21 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
                 where = ", ".join(f"{b}={k}" for b, k in zip(by, key))
                 raise DataError(f"no system is scored on both sides{' (' + where + ')' if where else ''}: "
                                 f"e.g. {sorted(x_scores)[0]!r} and {sorted(y_scores)[0]!r}", files[0] if files else None)
-            intervals = correlation_intervals(
-                counters[(key, "gold")], counters[(key, "pred")], scorer(method, **options), resampling.replicates,
-                resampling.seed, resampling.level) if resampling else {}
+            with phase(f"bootstrap ({resampling.replicates} replicates)") if resampling else nullcontext():
+                intervals = correlation_intervals(
+                    counters[(key, "gold")], counters[(key, "pred")], scorer(method, **options),
+                    resampling.replicates, resampling.seed, resampling.level) if resampling else {}
             for c in system_correlations(x, y):
                 writer.write({**head, "level": "system", "measure": c.measure, "value": c.value,
                               **_interval(resampling, intervals.get(c.measure)),
-                              "p_value": c.p_value, "n": c.n, "undefined": unmatched, "signature": sig})
+                              "p_independence": c.p_value, "systems": c.n, "groups": None,
+                              "undefined": unmatched, "signature": sig})
             seg = segments.get(key)
             if seg is not None:
                 writer.write({**head, "level": "segment", "measure": "spearman-avg", "value": seg.mean,
                               **_interval(resampling, None),
-                              "p_value": None, "n": seg.defined, "undefined": seg.undefined, "signature": sig})
+                              "p_independence": None, "systems": None, "groups": seg.defined,
+                              "undefined": seg.undefined, "signature": sig})
 
 
 def _disjoint(left: dict, right: dict) -> bool:
@@ -162,13 +173,13 @@ def _from_tables(files, by):
     from ..aggregate.tables import read_table
 
     if len(files) not in (1, 2):
-        raise click.UsageError("--aggregates takes one table with gold_score and pred_score, or two tables")
+        raise click.UsageError("--aggregates takes one table with gold_value and pred_value, or two tables")
     tables = [read_table(f, by) for f in files]
     pairs: dict = {}
     if len(tables) == 1:
         table, columns = tables[0]
         if len(columns) != 2:
-            raise click.UsageError("a single --aggregates table needs gold_score and pred_score columns "
+            raise click.UsageError("a single --aggregates table needs gold_value and pred_value columns "
                                    "(aggregate --column both)")
         for key, cells in table.items():
             pairs[key] = (cells[columns[0]], cells[columns[1]])
@@ -176,7 +187,7 @@ def _from_tables(files, by):
     (left, lcols), (right, rcols) = tables
     for name, cols in ((files[0], lcols), (files[1], rcols)):
         if len(cols) != 1:
-            raise click.UsageError(f"{name}: with two --aggregates tables each needs one score column")
+            raise click.UsageError(f"{name}: with two --aggregates tables each needs one value column")
     for key in list(left) + [k for k in right if k not in left]:
         pairs[key] = (left.get(key, {}).get(lcols[0], {}), right.get(key, {}).get(rcols[0], {}))
     return pairs

@@ -11,12 +11,13 @@ from . import _ci, _common, _ir, _position
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@_position.position_options("group, n, skipped, err")
+@_position.position_options("group, items, skipped, err")
 @_ir.ir_options
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
-@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
+              help="Denominator 2^rel_max [default: n; grades: scale:4]\f"
+                   "Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
                    "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
                    "et al., Yahoo! LTR, gdeval: scale:4; default with --relevance grades), list-max = the "
                    "group's highest relevance.")
@@ -39,7 +40,6 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     \b
     Examples:
-      rankeval err judgments.tsv
       rankeval err --ci 0.9 --bootstrap 2000 judgments.tsv
       rankeval err --relevance grades --rel-max scale:4 --k 20 run.tsv
       rankeval err --qrels examples/trec/qrels.txt --k 20 examples/trec/dense.run

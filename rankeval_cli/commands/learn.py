@@ -12,10 +12,10 @@ import click
 
 #: subcommand -> (module, one-line help); a new subcommand is one line here.
 SUBCOMMANDS = {
-    "train": ("learn_train", "Train a ranker (ranksvm, listnet, listmle, regression) and write a JSON model."),
-    "predict": ("learn_predict", "Score a stream with a trained model: pred = -score, score kept."),
-    "cv": ("learn_cv", "K-fold cross-validation by group: every group scored by a model that never saw it."),
-    "features": ("learn_features", "Append sentence-BLEU statistics (sacreBLEU) and intra-set features to each item."),
+    "train": ("learn_train", "Train a ranker (ranksvm, listnet, listmle, regression)."),
+    "predict": ("learn_predict", "Score a stream with a model: pred = -score."),
+    "cv": ("learn_cv", "K-fold cross-validation by group."),
+    "features": ("learn_features", "Append sentence-BLEU and intra-set features."),
 }
 
 
@@ -26,7 +26,9 @@ class LazyLearnGroup(click.Group):
     def get_command(self, ctx, name):
         if name not in SUBCOMMANDS:
             return None
-        return importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command
+        from ..helpformat import short_help
+
+        return short_help(importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command)
 
     def format_commands(self, ctx, formatter):
         with formatter.section("Commands"):
@@ -35,7 +37,7 @@ class LazyLearnGroup(click.Group):
 
 @click.group(name="learn", cls=LazyLearnGroup)
 def command():
-    """Learn rankers from feature columns of the stream, score with them, cross-validate.
+    """Learn rankers from feature columns; score with them; cross-validate.
 
     Features are extra numeric columns: LETOR/SVMlight files give f1..fM
     (rankeval convert --from letor), JCML gives tgt@ATTR, and learn features
@@ -49,7 +51,10 @@ def command():
 
     \b
     Examples:
-      rankeval convert --from letor train.txt.gz | rankeval learn train --model ranksvm --features 'f*' --relevance grades -o m.json
-      rankeval convert --from letor test.txt.gz | rankeval learn predict --model m.json | rankeval ndcg --relevance grades --k 10
-      rankeval convert --from letor train.txt.gz | rankeval learn cv --model listnet --features 'f*' --relevance grades | rankeval ndcg --relevance grades --k 10
+      rankeval learn train --objective ranksvm --features 'f*' \\
+        --relevance grades -o m.json train.tsv
+      rankeval learn predict --model m.json test.tsv \\
+        | rankeval ndcg --relevance grades --k 10
+      rankeval learn cv --objective listmle --features 'tgt@unk,tgt@length' \\
+        examples/wmt10-de-en.xf.jcml | rankeval tau
     """

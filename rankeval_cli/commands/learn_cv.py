@@ -13,7 +13,8 @@ from . import _common, _learn
 @_common.jobs_options
 @_learn.model_options
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True, metavar="K",
-              help="Number of folds; groups are dealt into folds by a permutation seeded with --seed.")
+              help="Number of folds\f"
+                   "Number of folds; groups are dealt into folds by a permutation seeded with --seed.")
 @click.option("--models-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Also write each fold's model to DIR/fold<k>.json.")
 @_common.handle_errors
@@ -30,9 +31,11 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
 
     \b
     Examples:
-      rankeval learn cv --model ranksvm --features 'tgt@*prob,tgt@unk' examples/wmt10-de-en.xf.jcml | rankeval tau
+      rankeval learn cv --objective ranksvm --features 'tgt@*prob,tgt@unk' \\
+        examples/wmt10-de-en.xf.jcml | rankeval tau
       rankeval convert --from letor msn1.fold1.train.5k.txt.gz \\
-        | rankeval learn cv --model listnet --features 'f*' --relevance grades --folds 5 \\
+        | rankeval learn cv --objective listnet --features 'f*' \\
+          --relevance grades \\
         | rankeval ndcg --relevance grades --k 10
     """
     _learn.limit_blas_threads()
@@ -48,8 +51,11 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
     if table is None:  # an empty input is an empty result, as for every stream command
         with _common.output_stream(output):
             return
-    scores, fold_of_row, models = cross_validate(table, objective, hp, relevance, folds, fold_seed,
-                                                 report=_common.warn)
+    from ..pipeline import phase
+
+    with phase(f"training {folds} folds"):
+        scores, fold_of_row, models = cross_validate(table, objective, hp, relevance, folds, fold_seed,
+                                                     report=_common.warn)
     if models_dir:
         os.makedirs(models_dir, exist_ok=True)
         for k, model in enumerate(models, start=1):

@@ -18,24 +18,30 @@ DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 @_common.input_options
 @_common.output_options(formats=("tsv", "jsonl", "jcml"))
 @click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
-              help="Column holding each item's translation (any text column, item or group included).")
+              help="Column of each item's translation\f"
+                   "Column holding each item's translation (any text column, item or group included).")
 @click.option("--ref-column", default="ref.text", show_default=True, metavar="COLUMN",
               help="Column holding each item's reference translation.")
 @click.option("--tokenize", type=click.Choice(TOKENIZERS), default="13a", show_default=True,
               help="sacreBLEU tokenizer.")
 @click.option("--lowercase", is_flag=True, help="Lowercase translation and reference before counting.")
 @click.option("--smooth", type=click.Choice(SMOOTH_METHODS), default="add-k", show_default=True,
-              help="Smoothing of the 'bleu' column: add-k = add one to matches and totals of n > 1 "
+              help="Smoothing of the bleu column\f"
+                   "Smoothing of the 'bleu' column: add-k = add one to matches and totals of n > 1 "
                    "(Lin & Och 2004, the smoothed BLEU of Duh 2008); exp, floor, none as sacreBLEU.")
 @click.option("--missing-ref", type=click.Choice(MISSING_REF), default="error", show_default=True,
-              help="An item whose reference is empty: an error at its line, or dropped and counted on stderr.")
+              help="An empty reference: error or drop\f"
+                   "An item whose reference is empty: an error at its line, or dropped and counted on stderr.")
 @click.option("--bleu/--no-bleu", default=True, show_default=True,
-              help="Append the BLEU columns (--no-bleu: only the intra-set features, no text needed).")
+              help="Append the BLEU columns\f"
+                   "Append the BLEU columns (--no-bleu: only the intra-set features, no text needed).")
 @click.option("--intra-set", "intra_set", multiple=True, metavar="NAMES/PATTERNS",
-              help="Also append the intra-set features of these numeric columns (the BLEU columns included): "
+              help="Intra-set features of these columns\f"
+                   "Also append the intra-set features of these numeric columns (the BLEU columns included): "
                    "names and shell patterns, comma-separated or repeated.")
-@click.option("--intra-kind", "intra_kinds", type=click.Choice(INTRA_KINDS), multiple=True,
-              help="Intra-set features to append, repeatable: F.rank (1 = highest), F.best, F.worst (1 for the "
+@click.option("--intra-kind", "intra_kinds", type=click.Choice(INTRA_KINDS), multiple=True, metavar="KIND",
+              help="Intra-set features [default: rank, best, dmean]\f"
+                   "Intra-set features to append, repeatable: F.rank (1 = highest), F.best, F.worst (1 for the "
                    "group's highest / lowest value), F.dmean (minus the group mean) [default: rank, best, dmean].")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, hyp_column, ref_column, tokenize,

@@ -10,7 +10,7 @@ from . import _common, _learn
 @click.command(name="predict")
 @_common.input_options
 @_common.output_options()
-@click.option("--model", "model_path", type=click.Path(dir_okay=False), required=True, metavar="MODEL.json",
+@click.option("--model", "model_path", type=click.Path(dir_okay=False), required=True, metavar="FILE",
               help="A model written by 'rankeval learn train'.")
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, model_path):
@@ -27,13 +27,14 @@ def command(files, input_format, exclude_systems, output, output_format, model_p
     \b
     Example:
       rankeval convert --from letor msn1.fold1.test.5k.txt.gz \\
-        | rankeval learn predict --model ranksvm.json | rankeval ndcg --relevance grades --k 10
+        | rankeval learn predict --model ranksvm.json \\
+        | rankeval ndcg --relevance grades --k 10
     """
     _learn.limit_blas_threads()
     from ..formats import writer
     from ..learn.model import load_model, predict_batches
 
     model = load_model(model_path)
-    batches = _common.read_inputs(files, input_format, exclude_systems, sniffable=("tsv", "jsonl", "jcml"))
+    batches = _common.read_inputs(files, input_format, exclude_systems)
     with _common.output_stream(output) as out:
         writer(output_format)(predict_batches(model, batches), out)

@@ -9,7 +9,7 @@ from .tau import variant_option
 
 GROUPINGS = ("none", "item", "system")
 MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
-                 "seg-spearman", "seg-kendall")
+                 "seg-spearman", "seg-kendall", "seg-pdp")
 
 
 def _complete_measure(ctx, param, incomplete):
@@ -24,64 +24,93 @@ def _complete_measure(ctx, param, incomplete):
 @click.command(name="meta-eval")
 @click.argument("score_files", nargs=-1, type=click.Path(dir_okay=False), metavar="[SCORE_FILES]...")
 @click.option("--human", "humans", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="Human segment scores, repeatable (one file per language pair): Google's MQM "
+              help="Human segment scores (MQM or mt-metrics-eval)\f"
+                   "Human segment scores, repeatable (one file per language pair): Google's MQM "
                    "(mqm_TESTSET_xxyy...tsv: system mqm_avg_score seg_id) or mt-metrics-eval's "
                    "LP.NAME.seg.score.")
 @click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
+              help="WMT test-set index (WMT20-21 score files)\f"
+                   "WMT test-set index (details.LP.txt: SEGNO TESTSET LP DOCID DOCSEG), repeatable; needed to "
                    "join WMT20-21 score files, which number segments within documents.")
 @click.option("--mtme", "mtme_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
-              help="An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
+              help="An mt-metrics-eval test-set directory\f"
+                   "An mt-metrics-eval test-set directory (human-scores/, metric-scores/LP/) instead of "
                    "--human and SCORE_FILES.")
 @click.option("--human-name", default=None, metavar="NAME",
-              help="--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
+              help="--mtme: the human scores [default: mqm]\f"
+                   "--mtme: the human scores to use (LP.NAME.seg.score) [default: mqm, or the only one].")
 @click.option("--lp", "lps", multiple=True, metavar="XX-YY",
-              help="Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
+              help="Language pairs to evaluate [default: all]\f"
+                   "Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
                    "language pair of a human file whose name does not tell it.")
 @click.option("--refset", default=None, metavar="NAME",
-              help="The reference the metrics use [default: the one named like the test set (WMT files); the "
+              help="The reference the metrics use [default: as the test set]\f"
+                   "The reference the metrics use [default: the one named like the test set (WMT files); the "
                    "only one used (--mtme)]. Metrics scored against other references are left out.")
 @click.option("--include-human", is_flag=True,
-              help="Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
+              help="Keep human translations as systems\f"
+                   "Keep human translations (Human-*, mt-metrics-eval reference names) as systems, except "
                    "the reference a metric is scored against.")
 @click.option("--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-              help="Drop systems matching this shell-style pattern; repeatable.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[@GROUPING]",
+              help="Drop systems matching a shell pattern\f"
+                   "Drop systems matching this shell-style pattern; repeatable.")
+@click.option("--statistic", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
+              metavar="NAME[@GROUPING]",
               shell_complete=_complete_measure,
-              help="Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
-                   "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall; segment ones take "
+              help="Statistics (man rankeval-meta-eval) [default: the WMT24 table]\f"
+                   "Statistic, repeatable or comma-separated: sys-pa, spa, sys-pearson, sys-spearman, "
+                   "sys-kendall, seg-acc-eq, seg-pearson, seg-spearman, seg-kendall, seg-pdp; segment ones take "
                    "@none, @item or @system [default: sys-pa, spa, sys-pearson, seg-acc-eq@item, "
                    "seg-pearson@none, seg-pearson@item].")
-@click.option("--average-by", type=click.Choice(GROUPINGS), default=None,
-              help="Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
+@click.option("--average-by", type=click.Choice(GROUPINGS), default=None, metavar="GROUPING",
+              help="Grouping of segment statistics\f"
+                   "Grouping of segment statistics given without @GROUPING (none: all cells at once; item: "
                    "per segment, then the mean; system: per system).")
-@variant_option(default="b", help_text="Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
+@variant_option(default="b", help_text="Kendall variant [default: b]\f"
+                                       "Kendall variant of seg-kendall and sys-kendall (b = scipy); see rankeval "
                 "tau --help.", aliases=())
-@click.option("--epsilon", type=float, default=None, metavar="E",
-              help="seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
+@click.option("--epsilon", type=_common.FiniteFloat(), default=None, metavar="E",
+              help="seg-acc-eq: tie threshold [default: calibrated]\f"
+                   "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
-@click.option("--task-weights", type=click.Choice(("uniform", "wmt23")), default="uniform", show_default=True,
-              help="Weights of the tasks in the average: uniform (WMT24), or wmt23 (pairwise accuracy pooled "
-                   "over the language pairs weighs as many as there are language pairs, each other task 1).")
+@click.option("--task-weights", type=click.Choice(("uniform", "wmt23", "wmt25")), default="uniform",
+              show_default=True,
+              help="Weights of the tasks in the average\f"
+                   "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
+                   "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
+                   "task set only (spa, seg-acc-eq@item: the default --statistic).")
 @click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
-              help="Trials of each permutation test (and of the SPA p-values).")
+              help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
+                   "mt-metrics-eval's 1000 sign vectors).")
+@click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
+              metavar="LEVEL",
+              help="Bootstrap intervals at this level (e.g. 0.95)\f"
+                   "Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
+                   "resampled for segment statistics, systems for system ones (MEASURE:ci_low, :ci_high).")
+@click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Bootstrap replicates [default: 1000]\f"
+                   "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
-              help="Seed of the permutation tests.")
+              help="Seed of the permutation tests and of the bootstrap.")
+@_common.jobs_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-            measures, average_by, variant, epsilon, task_weights, permutations, seed, output, output_format):
-    """The WMT22-24 metrics table: each metric's statistics and significance clusters.
+            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, seed, output,
+            output_format):
+    """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
+    against human scores, with intervals and significance clusters.
 
     Reads human segment scores and metric score files (WMT metric score files,
     segment or system level, several metrics and language pairs each; or an
     mt-metrics-eval directory), joins them into one systems x segments table per
-    language pair, then computes every statistic of every metric (-m), sorts the
+    language pair, then computes every statistic (--statistic) of every metric, sorts the
     metrics, compares every pair with a paired permutation test and gives each
     metric the rank of its significance cluster: a metric starts a new rank when
     one above it in the cluster beats it at p <= 0.05. The average over all tasks
     (each statistic of each language pair, rescaled to [0, 1]; --task-weights)
-    gets clusters the same way. Definitions: docs/meta-evaluation.md.
+    gets clusters the same way. --ci adds bootstrap intervals. Definitions:
+    docs/meta-evaluation.md.
 
     Systems: those with human scores, without human translations unless
     --include-human, without --exclude-systems. WMT20-21 score files number
@@ -89,25 +118,31 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     the test-set segment number; every join must be one-to-one, or it is an error.
 
     \b
-    Output: one row per language pair and metric, then one per metric with lp
-    "all": lp metric [MEASURE MEASURE:rank ...] [seg-acc-eq@G:epsilon] avg
-    avg:rank systems segments sys_scores signature (sys-pa on the "all" row is
-    pooled over the language pairs; sys_scores: file or mean of segments).
+    Output: lp metric [MEASURE MEASURE:rank [:epsilon] [:ci_low :ci_high] ...]
+    avg avg:rank [avg:ci_low avg:ci_high] systems segments sys_scores signature
+    (lp "all": pooled sys-pa and the average).
 
     \b
     Examples:
-      rankeval meta-eval --mtme tests/data/mtme/wmt20 -m sys-pa,seg-acc-eq@item --output-format markdown
-      D=../shared/data/wmt20-mqm
-      rankeval meta-eval --human $D/mqm_newstest2020_ende.avg_seg_scores.tsv \\
-        --index $D/details.en-de.txt $D/YiSi-2.seg.score.gz $D/YiSi-2.sys.score.gz
-      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 --lp en-de -m sys-pa,seg-acc-eq@item
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 --task-weights wmt25
+      rankeval meta-eval --human mqm_newstest2020_ende.avg_seg_scores.tsv \\
+        --index details.en-de.txt YiSi-2.seg.score.gz --ci 0.95
+
+    \b
+    More examples:
+      rankeval meta-eval --mtme tests/data/mtme/wmt20 \\
+        --statistic sys-pa,seg-acc-eq@item --output-format markdown
+      rankeval meta-eval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2/wmt23 \\
+        --lp en-de --statistic sys-pa,seg-acc-eq@item
     """
     from ..stats.metrics_table import Options, parse_measures
 
     try:
-        chosen = parse_measures(measures, average_by)
+        chosen = parse_measures(measures, average_by, task_weights)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="-m/--measure") from None
+        raise click.BadParameter(str(exc), param_hint="--statistic") from None
+    if task_weights == "wmt25":
+        _check_wmt25(chosen, epsilon)
     if mtme_dir and (score_files or humans or indexes):
         raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
                                "--index")
@@ -115,11 +150,27 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         raise click.UsageError("give the human scores (--human FILE) or an mt-metrics-eval directory (--mtme DIR)")
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
+    if bootstrap is not None and ci is None:
+        ci = 0.95
+    replicates = (bootstrap or 1000) if ci is not None else None
     tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights)
-    records = _records(tables, chosen, options, _signature(chosen, options, include_human, exclude_systems, refset))
+    sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
+    records = _records(tables, chosen, options, sig, ci, replicates)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
+
+
+def _check_wmt25(measures, epsilon) -> None:
+    """The WMT25 average needs its two tasks, with acc-eq tie-calibrated."""
+    from ..stats.metrics_table import WMT25_MEASURES
+
+    missing = [m for m in WMT25_MEASURES if m not in {x.name for x in measures}]
+    if missing:
+        raise click.UsageError(f"--task-weights wmt25 averages {' and '.join(WMT25_MEASURES)}: add "
+                               f"{', '.join(missing)} to --statistic")
+    if epsilon is not None:
+        raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
 def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
@@ -132,7 +183,7 @@ def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
                                             report=_common.warn)
 
 
-def _signature(measures, options, include_human, exclude_systems, refset) -> str:
+def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
     from ..summary import signature
 
     uses_kendall = any(m.statistic == "kendall" for m in measures)
@@ -140,35 +191,45 @@ def _signature(measures, options, include_human, exclude_systems, refset) -> str
     return signature("meta-eval", measures=",".join(m.name for m in measures),
                      tau=options.variant if uses_kendall else None,
                      epsilon=(options.epsilon if options.epsilon is not None else "calibrated") if uses_acc else None,
-                     weights=options.weights, permutations=options.permutations, seed=options.seed,
+                     weights=options.weights, permutations=options.permutations,
+                     ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=options.seed,
                      p=options.threshold,
                      human="included" if include_human else "excluded",
                      exclude=",".join(exclude_systems) or None, refset=refset)
 
 
-def _records(tables, measures, options, sig):
+def _records(tables, measures, options, sig, ci, replicates):
     """Rows: every (lp, metric), then every metric's row over all language pairs (lp "all")."""
     from ..stats.metrics_table import run_table
 
-    results, average = run_table(tables, measures, options)
+    from ..pipeline import phase
+
+    with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
+        table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
+    results, average, intervals = table.results, table.average, table.intervals
     avg = _lookup(average)
     rows = []
-    for table in tables:
-        for name in _row_order(table.metric_names, average, results.get((table.lp, measures[0].name))):
-            row = {"lp": table.lp, "metric": name}
+    for t in tables:
+        for name in _row_order(t.metric_names, average, results.get((t.lp, measures[0].name))):
+            row = {"lp": t.lp, "metric": name}
             for measure in measures:
-                _cells(row, measure, results.get((table.lp, measure.name)), name)
-            row.update({"avg": None, "avg:rank": None, "systems": len(table.systems),
-                        "segments": len(table.segments), "sys_scores": table.sys_origin.get(name),
-                        "signature": sig})
+                _cells(row, measure, results.get((t.lp, measure.name)), name, intervals, (t.lp, measure.name))
+            row.update({"avg": None, "avg:rank": None})
+            if intervals is not None:
+                row.update({"avg:ci_low": None, "avg:ci_high": None})
+            row.update({"systems": len(t.systems), "segments": len(t.segments),
+                        "sys_scores": t.sys_origin.get(name), "signature": sig})
             rows.append(row)
     everywhere = [n for n in tables[0].metric_names if all(n in t.metrics_sys for t in tables)]
     for name in _row_order(everywhere, average, results.get(("all", "sys-pa"))):
         row = {"lp": "all", "metric": name}
         for measure in measures:
-            _cells(row, measure, results.get(("all", measure.name)), name)
+            _cells(row, measure, results.get(("all", measure.name)), name, intervals, ("all", measure.name))
         value, rank = avg.get(name, (None, None))
-        row.update({"avg": value, "avg:rank": rank, "systems": sum(len(t.systems) for t in tables),
+        row.update({"avg": value, "avg:rank": rank})
+        if intervals is not None:
+            row.update(dict(zip(("avg:ci_low", "avg:ci_high"), table.average_intervals.get(name, (None, None)))))
+        row.update({"systems": sum(len(t.systems) for t in tables),
                     "segments": sum(len(t.segments) for t in tables), "sys_scores": None, "signature": sig})
         rows.append(row)
     return rows
@@ -179,12 +240,16 @@ def _lookup(comparison) -> dict:
     return {} if comparison is None else comparison.as_dict()
 
 
-def _cells(row, measure, comparison, name) -> None:
-    """The value and rank columns of one measure (and ε for acc-eq); empty where not computed."""
+def _cells(row, measure, comparison, name, intervals, key) -> None:
+    """The value and rank columns of one measure (then ε for acc-eq, the interval with --ci); empty
+    where not computed."""
     value, rank = _lookup(comparison).get(name, (None, None))
     row[measure.name], row[f"{measure.name}:rank"] = value, rank
     if measure.level == "seg" and measure.statistic == "accuracy":
         row[f"{measure.name}:epsilon"] = None if comparison is None else comparison.epsilons.get(name)
+    if intervals is not None:
+        low, high = intervals.get(key, {}).get(name, (None, None))
+        row[f"{measure.name}:ci_low"], row[f"{measure.name}:ci_high"] = low, high
 
 
 def _row_order(names, average, first):

@@ -11,7 +11,7 @@ from . import _ci, _common, _ir, _position
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@_position.position_options("group, n, skipped, mrr")
+@_position.position_options("group, items, skipped, mrr")
 @_ir.ir_options
 @_position.k_option("RR@K: a first relevant item below position K scores 0 [default: no cut-off].")
 @_ci.ci_options
@@ -36,9 +36,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     \b
     Examples:
-      rankeval mrr judgments.tsv
-      rankeval mrr --tie-policy expected --per-group judgments.tsv
-      rankeval mrr --ci 0.95 --seed 7 judgments.tsv
+      rankeval mrr --tie-policy expected --ci 0.95 judgments.tsv
       rankeval mrr --qrels examples/trec/qrels.txt --k 10 examples/trec/bm25.run
     """
     from ..measures.rr import rr_values

@@ -11,11 +11,12 @@ from . import _ci, _common, _ir, _position
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@_position.position_options("group, n, skipped, ndcg")
+@_position.position_options("group, items, skipped, ndcg")
 @_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
-              help="exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
+              help="Gain: exp (2^rel - 1) or linear [default: exp; TREC: linear]\f"
+                   "exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
                    "[default: exp; linear with TREC input].")
 @_ci.ci_options
 @_common.handle_errors
@@ -39,10 +40,9 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
 
     \b
     Examples:
-      rankeval ndcg --k 3 judgments.tsv
       rankeval ndcg --k 3 --ci 0.95 judgments.tsv
-      rankeval ndcg --relevance grades --gain linear --k 10 --tie-policy expected run.tsv
-      rankeval ndcg --qrels examples/trec/qrels.txt --k 10 examples/trec/bm25.run examples/trec/dense.run
+      rankeval ndcg --relevance grades --gain linear --k 10 run.tsv
+      rankeval ndcg --qrels examples/trec/qrels.txt --k 10 examples/trec/bm25.run
     """
     from ..measures.dcg import ndcg_values
 

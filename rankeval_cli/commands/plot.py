@@ -29,34 +29,45 @@ def _split_commas(ctx, param, value):
 @_common.input_options
 @click.option("-o", "--output", required=True, metavar="FIGURE", type=click.Path(dir_okay=False),
               callback=_figure_path,
-              help="The figure: FILE.png, FILE.svg or FILE.pdf (the suffix gives the format). Written to a "
+              help="The figure: FILE.png, .svg or .pdf [required]\f" "The figure: FILE.png, FILE.svg or FILE.pdf (the suffix gives the format). Written to a "
                    "temporary file and renamed.")
 @click.option("--aggregates", is_flag=True,
-              help="scatter: FILES are aggregate tables, two with a score column each (x = human first, "
-                   "y = metric second) or one with gold_score and pred_score (--column both).")
+              help="scatter: FILES are aggregate tables\f" "scatter: FILES are aggregate tables, two with a value column each (x = human first, "
+                   "y = metric second) or one with gold_value and pred_value (--column both).")
 @click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
-              help="scatter from a stream: how the gold and pred system scores are aggregated: "
+              help="scatter: aggregation method [default: expected-wins]\f" "scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
 @ranking_options
 @method_options
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", callback=_split_commas,
-              help="distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
+@click.option("--column", "measures", cls=_common.AliasOption, aliases=("-m", "--measure"), multiple=True,
+              metavar="NAME", callback=_split_commas,
+              help="distribution: the column(s) to draw\f" "distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
                    "the one measure column of each file (tau, mrr, ndcg, err, rankdcg, ...).")
 @click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
-              help="distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
+              help="distribution: box or violin [default: box]\f" "distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
-              help="distribution: the name of each series in order (default: file name or column); "
+              help="Series names, or the x and y axis titles\f" "distribution: the name of each series in order (default: file name or column); "
                    "scatter: the x then the y axis title. Repeatable.")
 @click.option("--title", metavar="TEXT", help="A title over the figure.")
-@click.option("--dpi", type=click.IntRange(min=20, max=1200), default=150, show_default=True,
-              help="Resolution of a PNG (dots per inch).")
+@click.option("--rename", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Names to draw, OLD<TAB>NEW per line\f"
+                   "ranking, scatter: the names to draw, one OLD<TAB>NEW per line (OLD: a system's id or its "
+                   "short name); names not listed are drawn short (WMT ids without test set, language pair "
+                   "and submission number: OPPO.1481 -> OPPO).")
+@click.option("--keep-ids", is_flag=True,
+              help="Draw full system ids\f"
+                   "ranking, scatter: draw system ids as they are (OPPO.1481), not shortened.")
+@click.option("--dpi", type=click.IntRange(min=20, max=1200), default=150, show_default=True, metavar="DPI",
+              help="PNG resolution [default: 150]\f" "Resolution of a PNG (dots per inch).")
 @click.pass_context
 @_common.handle_errors
 def command(ctx, kind, files, input_format, exclude_systems, output, aggregates, method, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, style,
-            labels, title, dpi):
-    """Draw a figure: system rankings, metric versus human, or a measure's distribution.
+            labels, title, rename, keep_ids, dpi):
+    """Draw a figure for a paper: system rankings with rank ranges (KIND
+    ranking), metric versus human system scores (scatter), or a per-group
+    measure's distribution (distribution). PNG, SVG or PDF by the suffix of -o.
 
     \b
     KIND is one of:
@@ -72,7 +83,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     value.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
-                    or per --measure column of one file. Undefined values
+                    or per --column of one file. Undefined values
                     (nan) are left out and counted on stderr.
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
@@ -85,39 +96,55 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     \b
     Examples:
-      rankeval convert --from wmt-rr ../shared/data/wmt16-rr/wmt16.ron-eng.csv \\
-        | rankeval aggregate --bootstrap 200 > /tmp/ron-eng.tsv
-      rankeval plot ranking /tmp/ron-eng.tsv -o /tmp/ron-eng.png
-      rankeval convert --from jcml --pred-attr unk examples/wmt10-de-en.xf.jcml \\
-        | rankeval plot scatter -o /tmp/unk.svg
-      rankeval plot distribution /tmp/ndcg-unk.tsv /tmp/ndcg-length.tsv -o /tmp/ndcg.pdf
+      rankeval aggregate --by lp --ci 0.95 judgments.tsv > ranks.tsv
+      rankeval plot ranking --by lp ranks.tsv -o ranks.pdf
+      rankeval plot scatter --by lp --rename names.tsv -o chrf.svg < darr.tsv
+      rankeval plot distribution ndcg-unk.tsv ndcg-length.tsv -o ndcg.png
+
+    Names: ranking and scatter draw system ids short (WMT ids without test set,
+    language pair and submission number: newstest2016.online-B.0.ro-en ->
+    online-B, OPPO.1481 -> OPPO; two submissions of one team keep their ids);
+    --rename FILE maps ids or short names to the names to draw (OLD<TAB>NEW),
+    --keep-ids draws the ids as they are. Every text is drawn as written (no
+    TeX: $, ^, _ and backslashes are plain characters). Scatter labels are moved
+    apart and kept inside the axes (adjustText, installed with the plot extra).
     """
     _check_applies(ctx, kind)
+    files = list(files) or ["-"]  # no file: the table or stream on stdin
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         click.echo("rankeval: plot needs matplotlib: pip install 'rankeval-cli[plot]'", err=True)
         sys.exit(1)
     from ..figures import draw
+    from ..figures.data import display_names, read_renames
 
-    if kind == "ranking":
-        fig = draw.ranking_figure(_rankings(files, by), by, title)
-    elif kind == "scatter":
-        options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
-                       approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
-        panels, xlabel, ylabel = _scatter(files, input_format, exclude_systems, aggregates, method, by,
-                                          higher_better, options, labels)
-        fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
-    else:
-        series = _series(files, measures, labels)
-        columns = {s.column for s in series}
-        ylabel = columns.pop() if len(columns) == 1 else "value"
-        fig = draw.distribution_figure(series, style, ylabel, title)
-    draw.save(fig, output, dpi=dpi)
+    renames = read_renames(rename) if rename else {}
+    with draw.missing_glyphs(_common.warn):
+        if kind == "ranking":
+            rankings = _rankings(files, by)
+            for ranking in rankings:
+                ranking.items = display_names(ranking.items, renames, keep_ids)
+            fig = draw.ranking_figure(rankings, by, title)
+        elif kind == "scatter":
+            options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
+                           approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
+            panels, xlabel, ylabel = _scatter(files, input_format, exclude_systems, aggregates, method, by,
+                                              higher_better, options, labels)
+            for panel in panels:
+                panel.items = display_names(panel.items, renames, keep_ids)
+            fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
+        else:
+            series = _series(files, measures, labels)
+            columns = {s.column for s in series}
+            ylabel = columns.pop() if len(columns) == 1 else "value"
+            fig = draw.distribution_figure(series, style, ylabel, title)
+        draw.save(fig, output, dpi=dpi)
 
 
 #: options that belong to one kind of figure: name -> kinds it applies to
 _ONLY = {"aggregates": ("scatter",), "method": ("scatter",), "measures": ("distribution",),
+         "rename": ("ranking", "scatter"), "keep_ids": ("ranking", "scatter"),
          "style": ("distribution",), "by": ("ranking", "scatter"), "input_format": ("scatter",),
          "exclude_systems": ("scatter",), "higher_better": ("scatter",)}
 
@@ -127,13 +154,11 @@ def _check_applies(ctx, kind: str) -> None:
 
     for name, kinds in _ONLY.items():
         if kind not in kinds and ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-            option = next(p for p in ctx.command.params if p.name == name).opts[-1]
+            option = _common.shown_name(next(p for p in ctx.command.params if p.name == name))
             raise click.UsageError(f"{option} does not apply to plot {kind} (only to {', '.join(kinds)})")
     files = ctx.params["files"]
-    if kind == "ranking" and len(files) != 1:
+    if kind == "ranking" and len(files) > 1:
         raise click.UsageError("plot ranking takes one aggregate table")
-    if kind == "distribution" and not files:
-        raise click.UsageError("plot distribution takes one or more --per-group tables")
 
 
 def _rankings(files, by):
@@ -143,7 +168,7 @@ def _rankings(files, by):
     if not rankings:
         _common.warn(f"{files[0]}: no ranked system in the table; the figure is empty")
     elif not any(r.has_ranges for r in rankings):
-        _common.warn("no lo/hi columns: rank ranges need `rankeval aggregate --bootstrap N`")
+        _common.warn("no rank_ci_low/rank_ci_high columns: rank ranges need `rankeval aggregate --ci LEVEL`")
     return rankings
 
 

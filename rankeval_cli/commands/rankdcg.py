@@ -11,7 +11,7 @@ from . import _ci, _common, _ir, _position
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@_position.position_options("group, n, skipped, rankdcg")
+@_position.position_options("group, items, skipped, rankdcg")
 @_ir.ir_options
 @_ci.ci_options
 @_common.handle_errors

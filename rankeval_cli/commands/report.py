@@ -12,35 +12,44 @@ from .tau import variant_option
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
-@_position.position_options("group, n, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
+@_position.position_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
-@_ir.measure_option("Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
+@_ir.measure_option("Measures: trec_eval, ir_measures or MT names [default: MT rows; TREC: map, P_10, ...]\f"
+                    "Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
                     "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
                     "num_rel_ret) or ir_measures (AP, AP@K, P@K, R@K, nDCG, nDCG@K, RR, RR@K, Rprec, Bpref, "
                     "Success@K, ERR@K, Judged@K), or rows of the MT report (tau_micro, mrr, ndcg, ...) "
                     "[default: every MT row; with TREC input map, P_10, recall_1000, ndcg, ndcg_cut_10, "
                     "recip_rank, Rprec, bpref, num_ret, num_rel, num_rel_ret].")
-@_position.k_option("Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
-@variant_option(help_text="Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
+@_position.k_option("Cut-off of NDCG and ERR [default: none]\f"
+                    "Cut-off for NDCG and ERR; also adds p@K and map@K rows [default: whole lists].")
+@variant_option(help_text="Tau variant [default: penalize]\f"
+                          "Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
                 aliases=("--tau-ties",))
 @click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
-              help="NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
-@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="n|scale:G|list-max",
+              help="NDCG gain [default: exp; TREC: linear]\f"
+                   "NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
+@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
               shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
+              help="ERR denominator [default: n; grades: scale:4]\f"
+                   "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
             missing_pred, per_group, by, qrels, rel_level, depth, all_queries, measures, k, variant, gain, rel_max,
             ci, bootstrap, seed):
-    """All measures at once: tau (micro, macro, counts, p), MRR, NDCG, ERR,
-    rankDCG, BPH shares per human rank and the average predicted rank.
+    """All measures at once: tau, MRR, NDCG, ERR, rankDCG, BPH shares and the
+    average predicted rank of MT rankings; with --qrels, trec_eval's measures
+    of TREC runs (-m: map, P_10, nDCG@10, ...).
 
-    One row per measure: measure, value, count (what the value is computed
-    from: groups averaged, pairs or groups counted), groups, undefined, and the
-    signature of its settings. The input is read once and never held in
+    MT rows: tau (micro, macro, counts, p), MRR, NDCG, ERR, rankDCG, BPH shares
+    per human rank and the average predicted rank.
+
+    One row per measure: measure, value, groups (the groups it averages or
+    pools), undefined (groups left out: no defined value), and the signature
+    of its settings. The input is read once and never held in
     memory: the summary keeps only sums and counts. With --per-group, one row
-    per group (group, n, skipped, tau, rr, ndcg, err, rankdcg, best_predicted)
+    per group (group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted)
     goes to the output and the summary to stderr.
 
     With --ci LEVEL, the rows that are means over groups (tau_micro from the
@@ -49,15 +58,16 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     all measures from the same resampled groups. Other rows leave them empty.
 
     With --qrels FILE the FILES are TREC runs, evaluated as trec_eval does
-    (one summary per run: run, measure, value, queries, signature); a stream
+    (one summary per run: system, measure, value, groups, signature); a stream
     written by 'rankeval convert --from trec' gives the same numbers.
     --per-group --output-format trec writes trec_eval -q's lines.
 
     \b
     Examples (RankEval 2013's "rankeval.py file.jcml unk rank"; TREC runs):
-      rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report
-      rankeval convert --from jcml --pred-attr unk wmt10-test.xf.jcml | rankeval report --ci 0.95
-      rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 examples/trec/bm25.run
+      rankeval convert --from jcml --pred-attr unk examples/wmt10-de-en.xf.jcml \\
+        | rankeval report --ci 0.95
+      rankeval report --qrels examples/trec/qrels.txt -m map,P_10,nDCG@10 \\
+        examples/trec/bm25.run examples/trec/dense.run
     """
     from ..measures.err import parse_rel_max
     from ..partition import keyed, partitioned
@@ -205,7 +215,10 @@ class Report:
         names = ["tau_micro", "tau_macro", *self.means, "avg_predicted"]
         stats = [TauMicroStat(self.tau.variant)] + [MeanStat()] * (len(names) - 1)
         r = self.resampling
-        found = bootstrap_intervals(stats, [self.kept.get(n) for n in names], r.level, r.replicates, r.seed)
+        from ..pipeline import phase
+
+        with phase(f"bootstrap ({r.replicates} replicates)"):
+            found = bootstrap_intervals(stats, [self.kept.get(n) for n in names], r.level, r.replicates, r.seed)
         return dict(zip(names, found))
 
     def _tie_statistics(self, counts) -> None:
@@ -224,9 +237,9 @@ class Report:
         intervals = self.intervals() if self.resampling else {}
         resampled = self.resampling.signature() if self.resampling else {}
 
-        def row(measure, value, count, groups, undefined, name, **settings):
+        def row(measure, value, groups, undefined, name, **settings):
             extra = resampled if measure in intervals else {}
-            record = _row(measure, value, count, groups, undefined,
+            record = _row(measure, value, groups, undefined,
                           signature(name, **settings, exclude=self.exclude, **extra))
             if self.resampling:
                 record = _position.with_interval(record, "value", intervals.get(measure, (None, None)))
@@ -237,43 +250,37 @@ class Report:
         # gold grades (higher = better) and --higher-better decide how tau orients the pairs
         oriented = dict(relevance=self.settings["relevance"], scores=self.settings["scores"])
         rows = [
-            row("tau_micro", t.micro, defined, t.groups, t.undefined, "tau", ties=t.variant, avg="micro", **oriented),
-            row("tau_macro", t.macro, defined, t.groups, t.undefined, "tau", ties=t.variant, avg="macro", **oriented),
-            row("tau_p", t.p, defined, t.groups, t.undefined, "tau", ties=t.variant, test="S", **oriented),
+            row("tau_micro", t.micro, defined, t.undefined, "tau", ties=t.variant, avg="micro", **oriented),
+            row("tau_macro", t.macro, defined, t.undefined, "tau", ties=t.variant, avg="macro", **oriented),
+            row("tau_p", t.p, defined, t.undefined, "tau", ties=t.variant, test="S", **oriented),
         ]
         for name, value in (("concordant", t.C), ("discordant", t.D), ("gold_ties", t.T_h),
                             ("pred_ties", t.T_m), ("both_ties", t.T_hm)):
-            rows.append(row(f"tau_{name}", value, None, t.groups, None, "tau", ties=t.variant, **oriented))
-        rows.append(row("pred_tied_pairs_pct", _pct(self.pred_tied_pairs, self.pairs), self.pairs,
-                        t.groups, None, "pred_tied_pairs_pct", of="all-pairs"))
+            rows.append(row(f"tau_{name}", value, t.groups, None, "tau", ties=t.variant, **oriented))
+        rows.append(row("pred_tied_pairs_pct", _pct(self.pred_tied_pairs, self.pairs), t.groups, None,
+                        "pred_tied_pairs_pct", of="all-pairs"))
         rows.append(row("groups_with_pred_ties_pct", _pct(self.groups_with_pred_ties, self.groups_with_pairs),
-                        self.groups_with_pairs, t.groups, None, "groups_with_pred_ties_pct",
+                        self.groups_with_pairs, t.groups - self.groups_with_pairs, "groups_with_pred_ties_pct",
                         of="groups-with-a-pair"))
         sig = dict(self.settings)
         per_measure = {"ndcg": dict(k=self.k, gain=self.gain),
                        "err": dict(k=self.k, rel_max=format_rel_max(*self.rel_max)),
                        f"p@{self.k}": dict(k=self.k), f"map@{self.k}": dict(k=self.k)}
         for name, summary in self.means.items():
-            rows.append(row(name, summary.mean, summary.defined, summary.groups, summary.undefined,
+            rows.append(row(name, summary.mean, summary.defined, summary.undefined,
                             name.split("@")[0], **per_measure.get(name, {}), **sig))
         for rank, count in self.bph.counts().items():
-            rows.append(row(f"bph_{rank}", count / self.bph.groups, _whole(count), self.bph.groups,
-                            self.bph.empty, "bph", **sig))
-        rows.append(row("avg_predicted", self.bph.average, self.bph.groups, self.bph.groups + self.bph.empty,
-                        self.bph.empty, "avg_predicted", **sig))
-        rows.append(row("blanks", self.blanks, None, None, None, "blanks"))
-        rows.append(row("missing_pred", self.missing_pred, None, None, None, "missing_pred",
+            rows.append(row(f"bph_{rank}", count / self.bph.groups, self.bph.groups, self.bph.empty, "bph", **sig))
+        rows.append(row("avg_predicted", self.bph.average, self.bph.groups, self.bph.empty, "avg_predicted",
+                        **sig))
+        rows.append(row("blanks", self.blanks, None, None, "blanks"))
+        rows.append(row("missing_pred", self.missing_pred, None, None, "missing_pred",
                         rule=sig["missing_pred"]))
         return rows
 
 
-def _row(measure, value, count, groups, undefined, sig) -> dict:
-    return {"measure": measure, "value": value, "count": count, "groups": groups, "undefined": undefined,
-            "signature": sig}
-
-
-def _whole(count: float):
-    return int(count) if float(count).is_integer() else count
+def _row(measure, value, groups, undefined, sig) -> dict:
+    return {"measure": measure, "value": value, "groups": groups, "undefined": undefined, "signature": sig}
 
 
 def _pct(part: int, whole: int) -> float:

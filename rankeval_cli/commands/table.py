@@ -7,8 +7,43 @@ import click
 from . import _common
 
 
-@click.command(name="table")
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True, dir_okay=False))
+class _TableCommand(click.Command):
+    """``--ci`` was a flag before 1.0 (show the intervals the summaries have); followed by no level
+    it still is, for this release: it reads as ``--ci any``."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg == "--ci" and (i + 1 == len(args) or not _is_level(args[i + 1])):
+                args[i] = "--ci=any"
+        return super().parse_args(ctx, args)
+
+
+def _is_level(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _ci_level(ctx, param, value):
+    """None, ``any`` (the old flag) or a level in (0, 1)."""
+    if value is None or value == "any":
+        return value
+    try:
+        level = float(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a level (e.g. 0.95)") from None
+    if not 0 < level < 1:
+        raise click.BadParameter(f"{value} is not in (0, 1)")
+    return level
+
+
+@click.command(name="table", cls=_TableCommand)
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write here instead of stdout; written to a temporary file and renamed.")
 @click.option("--output-format", type=_common.AliasChoice(_common.SUMMARY_FORMATS, _common.FORMAT_ALIASES),
@@ -16,21 +51,29 @@ from . import _common
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, metavar="N",
               help="Decimal places (non-zero values below half a unit of the last place in scientific notation).")
 @click.option("--label", "labels", multiple=True, metavar="NAME",
-              help="Name of each file's rows, in order (repeatable) [default: the file name without its "
+              help="Name of each file's rows [default: file name]\f"
+                   "Name of each file's rows, in order (repeatable) [default: the file name without its "
                    "extensions].")
-@click.option("--values", "value_column", default=None, metavar="COLUMN",
-              help="The column holding the numbers [default: value, score or points; micro and macro for tau].")
-@click.option("--ci", "show_ci", is_flag=True, help="Show each value's interval [ci_low, ci_high] when it has one.")
+@click.option("--column", "value_column", cls=_common.AliasOption, aliases=("--values",), default=None,
+              metavar="COLUMN", help="The column of the numbers [default: value]\f" "The column holding the numbers [default: value; micro and macro for tau].")
+@click.option("--ci", "show_ci", default=None, metavar="LEVEL", callback=_ci_level,
+              help="Show the intervals (at this level, e.g. 0.95)\f"
+                   "Show each value's interval [ci_low, ci_high]; the summaries' intervals must be at this "
+                   "level (their signature's ci:LEVEL).")
 @click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True), default=0.05, show_default=True,
-              help="Mark a value whose p-value is below this: a dagger in markdown and latex, * in tsv/jsonl; "
+              help="Mark p-values below this [default: 0.05]\f"
+                   "Mark a value whose p-value is below this: a dagger in markdown and latex, * in tsv/jsonl; "
                    "with several baselines, the letters of those it differs from.")
 @click.option("--test", default=None, metavar="NAME",
-              help="compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
+              help="compare: the test that marks [default: the first]\f"
+                   "compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
                    "corrected them) [default: the first adjusted p column, else the first p column].")
 @click.option("--best", type=click.Choice(("auto", "high", "low", "none")), default="auto", show_default=True,
-              help="Bold the best value of each column: high, low or none; auto = high for compare summaries.")
+              help="Bold the best value [default: auto]\f"
+                   "Bold the best value of each column: high, low or none; auto = high for compare summaries.")
 @click.option("--effect", type=click.Choice(("delta", "d_z", "g_z", "es_e")), default=None,
-              help="compare summaries: show this effect size against the (first) baseline in parentheses.")
+              help="compare: an effect size in parentheses\f"
+                   "compare summaries: show this effect size against the (first) baseline in parentheses.")
 @_common.handle_errors
 def command(files, output, output_format, digits, labels, value_column, show_ci, alpha, test, best, effect):
     """Gather the summaries of several runs into one table: a row per run,
@@ -39,7 +82,7 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     FILES are summaries written by rankeval commands (tau, mrr, ndcg, err,
     rankdcg, report, compare, correlate, aggregate, ...), as TSV or JSON lines.
     A row is keyed by the file's label (when there are several files) and by
-    the record's key columns: its --by columns, level, system, item and metric.
+    the record's key columns: its --by columns, level, system and metric.
     A column is the record's measure (tau gives tau_micro and tau_macro); an
     aggregate table gives one column per file. Significance is marked where the
     summaries carry it: the best cluster in bold and each value's cluster as a
@@ -56,15 +99,17 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
       rankeval compare --qrels q.txt -m map,P_10 --correction holm b.run x.run > c
       rankeval table --test t --effect es_e --output-format latex c
     """
-    import os
-
+    from ..formats.summaries import OLD_COLUMNS
     from ..gather import Style, gather, legend, table_records
     from ..summary import RecordWriter
 
+    files = list(files) or ["-"]  # no file: the summary on stdin
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
     names = list(labels) or [_stem(f) for f in files]
-    table = gather(list(files), names, value_column, test, effect)
+    table = gather(files, names, OLD_COLUMNS.get(value_column, value_column), test, effect)
+    if show_ci not in (None, "any"):
+        _check_level(table.signatures, show_ci)
     markup = output_format if output_format in ("markdown", "latex") else "plain"
     if best == "auto":
         best = "high" if table.baselines or table.markings else "none"
@@ -76,14 +121,25 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
         if records:
             _write_legend(out, legend(table, style), output_format)
             _write_signatures(out, table.signatures, output_format)
-    del os
+
+
+def _check_level(signatures: dict, level: float) -> None:
+    """Every interval of the table is at ``level`` (a summary's signature records it as ci:LEVEL)."""
+    from ..errors import DataError
+
+    for column, sigs in signatures.items():
+        for sig in sigs:
+            found = next((part[3:] for part in sig.split("|") if part.startswith("ci:")), None)
+            if found is not None and float(found) != level:
+                raise DataError(f"{column}: the intervals are at level {found}, not --ci {level} "
+                                f"(signature {sig})")
 
 
 def _stem(path: str) -> str:
     import os
 
     if path == "-":
-        return "stdin"
+        return None  # the table names it (gather)
     name = os.path.basename(path)
     return name.split(".")[0] or name
 

@@ -12,7 +12,8 @@ AVERAGES = ("micro", "macro", "both")
 ALIASES = ("wmt08", "wmt09", "wmt10", "wmt11", "wmt12", "darr", "wmt13", "wmt15", "wmt16")
 
 
-def variant_option(default="penalize", help_text="Tau variant (tie convention): penalize (WMT08-12, DARR), "
+def variant_option(default="penalize", help_text="Tie convention (man rankeval-tau)\f"
+                                                 "Tau variant (tie convention): penalize (WMT08-12, DARR), "
                    "ignore (WMT13), wmt14 (WMT14-16), include, a, b (scipy), c, eq, acc-eq (WMT23-25); aliases "
                    "wmt08..wmt16, darr; case-insensitive. Definitions: docs/definitions.md#tau.",
                    aliases=("--ties",)):
@@ -29,22 +30,28 @@ def variant_option(default="penalize", help_text="Tau variant (tie convention): 
 @_common.jobs_options
 @variant_option()
 @click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
-              help="micro pools pair counts over groups; macro averages the group taus.")
+              help="micro: pooled pairs; macro: mean of groups\f"
+                   "micro pools pair counts over groups; macro averages the group taus.")
 @click.option("--per-group", is_flag=True,
-              help="Write one row per group (group, n, skipped, C, D, T_h, T_m, T_hm, tau, p) as it is "
+              help="One row per group; the summary to stderr\f"
+                   "Write one row per group (group, items, skipped, C, D, T_h, T_m, T_hm, tau, p_independence) as it is "
                    "computed; the summary then goes to stderr.")
-@_common.higher_better_option("gold and pred are scores (higher = better) rather than ranks. Counts are the "
+@_common.higher_better_option("Values are scores (higher = better), not ranks []\f"
+                              "gold and pred are scores (higher = better) rather than ranks. Counts are the "
                               "same either way; the flag is recorded in the signature.")
 @_common.by_option()
 @click.option("--calibrate-ties", is_flag=True,
-              help="eq/acc-eq: count pred pairs with |pred difference| <= epsilon as ties, epsilon chosen "
+              help="eq/acc-eq: choose the tie threshold epsilon\f"
+                   "eq/acc-eq: count pred pairs with |pred difference| <= epsilon as ties, epsilon chosen "
                    "to maximize the --average micro or macro score (Deutsch et al. 2023). Holds all pairs "
                    "in memory.")
-@click.option("--epsilon", type=click.FloatRange(min=0), default=None, metavar="E",
-              help="Count pred pairs with |pred difference| <= E as pred ties, for any variant but c "
+@click.option("--epsilon", type=_common.FiniteFloat(min=0), default=None, metavar="E",
+              help="Pred pairs at most E apart are ties\f"
+                   "Count pred pairs with |pred difference| <= E as pred ties, for any variant but c "
                    "(a fixed threshold; --calibrate-ties chooses one). Counts pair by pair; p is not given.")
-@click.option("--min-diff", type=click.FloatRange(min=0), default=None, metavar="D",
-              help="Count only pairs whose gold values differ by at least D (WMT20's Kendall-like tau on "
+@click.option("--min-diff", type=_common.FiniteFloat(min=0), default=None, metavar="D",
+              help="Only pairs whose gold differ by >= D\f"
+                   "Count only pairs whose gold values differ by at least D (WMT20's Kendall-like tau on "
                    "DA scores used 25). Counts pair by pair; p is not given.")
 @_ci.ci_options
 @_common.handle_errors
@@ -68,9 +75,10 @@ def command(files, input_format, exclude_systems, output, output_format, variant
       acc-eq    (C+T_hm)/N                 WMT23-25
 
     Micro tau pools the counts of all groups; macro tau is the mean over the
-    groups where the tau is defined (the count of the others is reported). The
-    p column of the summary tests S = C-D summed over groups with Kendall's
-    tie-corrected variance (Kendall 1945); per-group p is Kendall's z test
+    groups where the tau is defined (groups; the others are counted in
+    undefined). The p_independence column of the summary tests S = C-D summed
+    over groups with Kendall's tie-corrected variance (Kendall 1945); per group
+    it is Kendall's z test
     with n = ranked items (Avramidis 2013 eqs. 3-4).
 
     --ci adds a percentile bootstrap interval over groups to each average
@@ -84,9 +92,13 @@ def command(files, input_format, exclude_systems, output, output_format, variant
 
     \b
     Examples:
-      rankeval tau --tau-variant penalize < pairs.tsv
+      rankeval tau --tau-variant penalize --ci 0.95 < judgments.tsv
+      rankeval tau --tau-variant darr --by lp darr.tsv
+      rankeval tau --tau-variant acc-eq --calibrate-ties --average macro da.tsv
+
+    \b
+    More examples:
       rankeval tau --tau-variant b --average macro --per-group judgments.tsv
-      rankeval tau --tau-variant acc-eq --higher-better --calibrate-ties --average macro da.tsv
       rankeval tau --tau-variant darr --by lp --ci 0.95 --seed 1 darr.tsv
       rankeval tau --tau-variant penalize --higher-better --min-diff 25 da.tsv
     """
@@ -157,8 +169,11 @@ def _with_intervals(record: dict, variant: str, average: str, columns, resamplin
 
     averages = ("micro", "macro") if average == "both" else (average,)
     stats = {"micro": TauMicroStat(variant), "macro": MeanStat()}
-    intervals = bootstrap_intervals([stats[a] for a in averages], [columns.get(a) for a in averages],
-                                    resampling.level, resampling.replicates, resampling.seed)
+    from ..pipeline import phase
+
+    with phase(f"bootstrap ({resampling.replicates} replicates)"):
+        intervals = bootstrap_intervals([stats[a] for a in averages], [columns.get(a) for a in averages],
+                                        resampling.level, resampling.replicates, resampling.seed)
     bounds = dict(zip(averages, intervals))
     out = {}
     for key, value in record.items():
@@ -175,7 +190,8 @@ def _summary_record(summary, average: str, sig: str) -> dict:
     if average in ("macro", "both"):
         record["macro"] = summary.macro
     record.update(C=summary.C, D=summary.D, T_h=summary.T_h, T_m=summary.T_m, T_hm=summary.T_hm,
-                  groups=summary.groups, undefined=summary.undefined, skipped=summary.skipped, p=summary.p)
+                  groups=summary.groups - summary.undefined, undefined=summary.undefined, skipped=summary.skipped,
+                  p_independence=summary.p)
     if summary.epsilon is not None:
         record["epsilon"] = summary.epsilon
     record["signature"] = sig

@@ -188,7 +188,7 @@ def command(query, measures, complete, nosummary, level, depth, num_docs, judged
     Examples:
       rankeval trec_eval -q -c -m all_trec qrels.txt bm25.run
       rankeval trec_eval -m P.5,10 -m ndcg_cut.10 -M1000 qrels.txt bm25.run
-      rankeval trec_eval --trec-eval-version 9 -m iprec_at_recall qrels.txt bm25.run
+      rankeval trec_eval --trec-eval-version 9 -m iprec_at_recall qrels.txt a.run
     """
     import sys
 

@@ -1,9 +1,10 @@
 """What the figures draw, read from rankeval's own tables (no matplotlib here).
 
-* :func:`read_rankings`: ``aggregate``/``borda`` output (``[BY...] item score rank
-  [lo hi cluster] signature``), one :class:`Ranking` per value of the ``--by`` columns.
-* :func:`read_series`: ``--per-group`` output of a measure (``group n skipped VALUE``),
-  one list of values per (file, column).
+* :func:`read_rankings`: ``aggregate``/``borda`` output (``[BY...] system value rank
+  [rank_ci_low rank_ci_high cluster] signature``), one :class:`Ranking` per value of
+  the ``--by`` columns.
+* :func:`read_series`: ``--per-group`` output of a measure (``group items skipped
+  VALUE``), one list of values per (file, column).
 * :func:`scatter_panels`: system scores on two sides (human and metric), from a stream
   aggregated twice or from two aggregate tables, joined on the system names as
   ``rankeval correlate`` joins them, with the correlations ``correlate`` prints.
@@ -16,6 +17,7 @@ naming its file and line.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from ..errors import DataError
@@ -82,7 +84,7 @@ def read_rankings(source, by=()) -> list[Ranking]:
 
     An empty table gives no ranking (the figure says so).
 
-    ``lo hi cluster`` (written by ``aggregate --bootstrap N``) give the rank ranges; without
+    ``rank_ci_low rank_ci_high cluster`` (written by ``aggregate --ci``) give the rank ranges; without
     them every item's range is its rank and ``has_ranges`` is False. Items without a rank
     (never compared) are left out. A ``--column both`` table is refused: plot one side.
     """
@@ -97,16 +99,16 @@ def read_rankings(source, by=()) -> list[Ranking]:
         if score_column is None:
             score_column = _ranking_columns(record, by, name, line_no)
         key = tuple(str(record.get(b)) for b in by)
-        item = str(record["item"])
+        item = str(record["system"])
         ranking = rankings.get(key)
         if ranking is None:
-            ranking = rankings[key] = Ranking(key, has_ranges="lo" in record)
+            ranking = rankings[key] = Ranking(key, has_ranges="rank_ci_low" in record)
             seen[key] = {}
         if item in seen[key]:
-            before = [c for c in record if c not in ("item", "score", "points", "rank", "lo", "hi",
+            before = [c for c in record if c not in ("system", "value", "rank", "rank_ci_low", "rank_ci_high",
                                                       "cluster", "signature") and c not in by]
             hint = f"; name its partition columns with --by ({', '.join(before)})" if before else ""
-            raise DataError(f"item {item!r} appears twice in one ranking (first at line {seen[key][item]})"
+            raise DataError(f"system {item!r} appears twice in one ranking (first at line {seen[key][item]})"
                             f"{hint}", name, line_no)
         seen[key][item] = line_no
         rank = number(record.get("rank"), "rank", name, line_no)
@@ -116,7 +118,8 @@ def read_rankings(source, by=()) -> list[Ranking]:
         ranking.scores.append(number(record.get(score_column), score_column, name, line_no))
         ranking.ranks.append(int(rank))
         if ranking.has_ranges:
-            for column, values in (("lo", ranking.lo), ("hi", ranking.hi), ("cluster", ranking.cluster)):
+            for column, values in (("rank_ci_low", ranking.lo), ("rank_ci_high", ranking.hi),
+                                   ("cluster", ranking.cluster)):
                 value = number(record.get(column), column, name, line_no)
                 if math.isnan(value):
                     raise DataError(f"{column}: empty for a ranked item", name, line_no)
@@ -140,13 +143,10 @@ def _ranking_columns(record: dict, by: tuple, name: str, line_no: int) -> str:
     if "gold_rank" in record or "pred_rank" in record:
         raise DataError("a table with gold and pred sides (aggregate --column both): write one side "
                         "with --column gold or --column pred", name, line_no)
-    for column in ("item", "rank", *by):
+    for column in ("system", "rank", "value", *by):
         if column not in record:
             raise DataError(f"no {column!r} column: not an aggregate table", name, line_no)
-    for column in ("score", "points"):
-        if column in record:
-            return column
-    raise DataError("no score or points column: not an aggregate table", name, line_no)
+    return "value"
 
 
 def read_series(sources, columns=(), labels=()) -> list[Series]:
@@ -171,7 +171,7 @@ def read_series(sources, columns=(), labels=()) -> list[Series]:
                     if len(found) != 1:
                         raise DataError(f"cannot tell the measure column ({', '.join(found) or 'none of '}"
                                         f"{'' if found else ', '.join(MEASURE_COLUMNS)}); name it with "
-                                        "--measure", name, line_no)
+                                        "--column", name, line_no)
                     chosen = found
                 for column in chosen:
                     if column not in record:
@@ -208,3 +208,59 @@ def scatter_panels(pairs: dict) -> list[ScatterPanel]:
         panels.append(ScatterPanel(key, list(items), [float(v) for v in x], [float(v) for v in y],
                                    correlations, unmatched))
     return panels
+
+
+# --- the names drawn ---------------------------------------------------------------------------------
+
+_SUBMISSION_ID = re.compile(r"^(?P<name>.+?)\.\d+$")
+
+
+def short_name(system: str) -> str:
+    """A system's name for a figure: its WMT id without the test set, the language pair and the
+    submission number (``newstest2016.online-B.0.ro-en`` -> ``online-B``, ``OPPO.1481`` -> ``OPPO``)."""
+    from ..formats.wmtids import system_key
+
+    key = system_key(system)
+    found = _SUBMISSION_ID.match(key)
+    return found.group("name") if found else key
+
+
+def display_names(systems, renames: dict | None = None, keep_ids: bool = False) -> list[str]:
+    """The names drawn for ``systems`` (one panel's): ``renames`` first (by the full id, then by
+    the short name), else the short name (:func:`short_name`) unless ``keep_ids``; where two
+    systems would get the same short name, both keep their full id."""
+    renames = renames or {}
+    systems = [str(s) for s in systems]
+    shorts = {s: s if keep_ids else short_name(s) for s in systems}
+    taken: dict = {}
+    for s in systems:
+        taken.setdefault(shorts[s], []).append(s)
+    out = []
+    for s in systems:
+        if s in renames:
+            out.append(renames[s])
+        elif shorts[s] in renames:
+            out.append(renames[shorts[s]])
+        else:
+            out.append(shorts[s] if len(taken[shorts[s]]) == 1 else s)
+    return out
+
+
+def read_renames(source) -> dict:
+    """``--rename FILE``: one ``OLD<TAB>NEW`` per line (``#`` comments and blank lines skipped);
+    OLD is a system's full id or its short name."""
+    from ..textio import iter_lines, source_name
+
+    name = source_name(source)
+    renames: dict = {}
+    for line_no, text in iter_lines(source):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        fields = text.rstrip("\r\n").split("\t")
+        if len(fields) != 2 or not fields[0] or not fields[1].strip():
+            raise DataError("expected OLD<TAB>NEW (a system's id or short name, a tab, the name to draw)",
+                            name, line_no)
+        if fields[0] in renames:
+            raise DataError(f"{fields[0]!r} is renamed twice", name, line_no)
+        renames[fields[0]] = fields[1].strip()
+    return renames

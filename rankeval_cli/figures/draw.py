@@ -6,18 +6,26 @@
   crosses the boundary, as in WMT13, Bojar et al. 2013 §3) are shaded alternately and
   separated by dashed lines. One panel per ``--by`` value.
 * :func:`scatter_figure`: metric versus human at system level, one labelled point per
-  system, the Pearson r and Kendall τ_b of the panel in the legend.
+  system (labels moved apart and kept inside the axes by adjustText when it is
+  installed), the Pearson r and Kendall τ_b of the panel in the legend.
 * :func:`distribution_figure`: box or violin plots of a per-group measure, one per
   prediction, side by side.
 
 :func:`save` writes PNG, SVG or PDF (by the file's suffix) to a temporary file renamed
 on success; SVG and PDF carry no date and SVG ids are salted with a constant, so the
 same input gives the same bytes.
+
+Every text is drawn as written: matplotlib's mathtext is off, so ``$``, ``^``, ``_`` and
+backslashes in system names, labels and titles are plain characters. Characters the
+font has no glyph for are drawn as boxes and named once on stderr (:func:`missing_glyphs`),
+instead of one matplotlib warning per character.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 
 FORMATS = ("png", "svg", "pdf")
 BAND = "#e8e8e8"
@@ -29,7 +37,8 @@ def _pyplot():
 
     matplotlib.use("Agg", force=True)
     matplotlib.rcParams.update({"svg.hashsalt": "rankeval", "svg.fonttype": "none", "pdf.fonttype": 42,
-                                "font.size": 9, "axes.titlesize": 10})
+                                "font.size": 9, "axes.titlesize": 10, "text.parse_math": False,
+                                "text.usetex": False})
     import matplotlib.pyplot as plt
 
     return plt
@@ -47,7 +56,8 @@ def _grid(plt, n_panels: int, panel_size: tuple[float, float], max_columns: int 
 
 
 def _panel_title(by, key) -> str:
-    return ", ".join(f"{b}={k}" for b, k in zip(by, key))
+    """``cs-en`` for ``--by lp``; several --by values joined: ``cs-en, newstest2020``."""
+    return ", ".join(str(k) for k in key)
 
 
 def _nothing(ax, text: str) -> None:
@@ -84,7 +94,7 @@ def ranking_figure(rankings, by=(), title: str | None = None):
         ax.set_yticklabels(ranking.items)
         ax.set_ylim(most - 0.5, -0.5)  # the same row height in every panel
         ax.set_xlim(0.3, k + 0.7)
-        ax.set_xticks([1] + list(range(5, k + 1, 5)) if k > 12 else list(range(1, k + 1)))
+        ax.set_xticks(_rank_ticks(k))
         ax.set_xlabel("rank (bar: 95% bootstrap range)" if ranking.has_ranges else "rank")
         right = ax.twinx()
         right.set_ylim(most - 0.5, -0.5)
@@ -99,6 +109,13 @@ def ranking_figure(rankings, by=(), title: str | None = None):
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _rank_ticks(k: int) -> list[int]:
+    """Rank ticks that do not run together in a 4.6-inch panel: every rank up to 8, then the odd
+    ranks (up to 16), then 1 and every 5th, 10th, ..."""
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 10**9) if k / s <= 8)
+    return list(range(1, k + 1, step)) if step <= 2 else sorted({1, *range(step, k + 1, step)})
 
 
 def _score_text(score: float) -> str:
@@ -124,18 +141,43 @@ def scatter_figure(panels, by=(), xlabel: str = "human", ylabel: str = "metric",
             _nothing(ax, "no system scored on both sides")
             continue
         ax.scatter(panel.x, panel.y, s=18, color=COLOR, label=correlation_label(panel), zorder=3)
-        for item, x, y in zip(panel.items, panel.x, panel.y):
-            ax.annotate(item, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#333333")
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, color="#dddddd", linewidth=0.6, zorder=0)
-        r = panel.correlations["pearson"].value
-        ax.legend(loc="upper right" if r < 0 else "lower right", fontsize=8, frameon=True, handletextpad=0.3)
+        # the correlations under the axes, where they hide no point and no name
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=8, frameon=False,
+                  handletextpad=0.3)
         ax.margins(0.12)
+        _point_labels(ax, panel.items, panel.x, panel.y)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+#: adjustText iterations (a fixed count, not its default time limit: the same bytes every run)
+LABEL_ITERATIONS = 1000
+
+
+def _point_labels(ax, items, xs, ys) -> None:
+    """Each point's name beside it, moved so that names overlap neither each other nor the
+    points, and stay inside the axes (adjustText; without it, names at a fixed offset clipped
+    to the axes)."""
+    try:
+        from adjustText import adjust_text
+    except ImportError:
+        adjust_text = None
+    if adjust_text is None or len(items) < 2:
+        for item, x, y in zip(items, xs, ys):
+            ax.annotate(item, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7, color="#333333",
+                        annotation_clip=True, clip_on=True)
+        return
+    texts = [ax.text(x, y, item, fontsize=7, color="#333333", va="bottom", ha="left", zorder=4)
+             for item, x, y in zip(items, xs, ys)]
+    ax.figure.canvas.draw()  # adjustText measures the texts as drawn
+    adjust_text(texts, x=list(xs), y=list(ys), ax=ax, iter_lim=LABEL_ITERATIONS, time_lim=None,
+                ensure_inside_axes=True, expand=(1.2, 1.6), force_text=(0.3, 0.6),
+                arrowprops={"arrowstyle": "-", "color": "#999999", "lw": 0.5})
 
 
 def distribution_figure(series, style: str = "box", ylabel: str = "value", title: str | None = None):
@@ -163,6 +205,34 @@ def distribution_figure(series, style: str = "box", ylabel: str = "value", title
         ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+@contextlib.contextmanager
+def missing_glyphs(report):
+    """Collect matplotlib's "Glyph ... missing from font" warnings while drawing and, at the end,
+    ``report`` one note naming the characters (drawn as boxes)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    missing, others = [], []
+    for warning in caught:
+        found = _GLYPH.search(str(warning.message))
+        if found:
+            missing.append(int(found.group(1)))
+        else:
+            others.append(warning)
+    for warning in others:  # anything else is shown as it would have been
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if missing:
+        chars = sorted(set(missing))
+        shown = ", ".join(f"U+{c:04X}" for c in chars[:8]) + (", ..." if len(chars) > 8 else "")
+        report(f"{len(chars)} character(s) of the labels have no glyph in the font and are drawn as "
+               f"boxes: {shown}")
+
+
+_GLYPH = re.compile(r"Glyph (\d+) .*missing from")
 
 
 def save(fig, path: str, dpi: int = 150) -> None:

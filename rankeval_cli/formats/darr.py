@@ -37,7 +37,7 @@ def read_darr(source, min_diff: float | None = None) -> Iterator[Batch]:
     width = None
     pending, rows = [], 0
     with open_binary(source) as stream:
-        for block, first_line in read_blocks(stream, name, BLOCK_BYTES):
+        for block, first_line in read_blocks(stream, name, BLOCK_BYTES, skip_blank=True):
             fields, numbers = _split(block, first_line, name)
             if width is None and fields:
                 fields, numbers = _skip_header(fields, numbers, name)

@@ -24,6 +24,8 @@ from .columns import format_numbers
 
 CORE_KEYS = ("group", "items", "gold", "pred")
 GROUPS_PER_BATCH = 8192
+#: a batch also ends after this many characters of JSON (long lines make smaller batches)
+BATCH_CHARS = 1 << 24
 
 
 def read_jsonl(source, **_options) -> Iterator[Batch]:
@@ -33,14 +35,16 @@ def read_jsonl(source, **_options) -> Iterator[Batch]:
     """
     name = source_name(source)
     pending: list[tuple[int, str]] = []
+    held = 0
     extras: list[str] | None = None
-    for number, text in iter_lines(source):
+    for number, text in iter_lines(source, skip_blank=True):
         if text.strip():
             pending.append((number, text))
-        if len(pending) >= GROUPS_PER_BATCH:
+            held += len(text)
+        if len(pending) >= GROUPS_PER_BATCH or held >= BATCH_CHARS:
             batch, extras = _batch_of(pending, extras, name)
             yield batch
-            pending = []
+            pending, held = [], 0
     if pending:
         yield _batch_of(pending, extras, name)[0]
 

@@ -18,6 +18,12 @@ learning-to-rank benchmarks (Qin & Liu 2013). One line is one item:
 
 ``pred`` is empty. Finding M needs one look at the whole input before the first
 batch: a file is scanned twice, stdin is spooled to a temporary file first.
+
+Every index becomes a column, so M is bounded: an index above ``max_feature_index``
+(``convert --max-feature-index``, default 10,000; the largest benchmarks have a few
+hundred features: 136 in MSLR-WEB, 700 in Yahoo! LTR) is an error naming its line.
+Batches hold at most about twice ``CELLS`` feature values (whole queries; a longer query
+is one batch), so memory follows M times the rows of a batch, not M times the file.
 """
 
 from __future__ import annotations
@@ -37,12 +43,16 @@ from ..textio import decode, open_binary, read_blocks, source_name
 from .columns import parse_numbers
 
 BLOCK_BYTES = 1 << 22
+#: the largest feature index read unless raised (each index is a column of the stream)
+MAX_FEATURE_INDEX = 10_000
+#: feature values per batch (rows x M), whole queries kept together
+CELLS = 1 << 22
 _INDEX = re.compile(rb"(?<![\w.:])(\d+):")
 _COMMENT = re.compile(rb"#[^\n]*")
 _DOCID = re.compile(r"\bdocid\s*=\s*(\S+)")
 
 
-def read_letor(source) -> Iterator[Batch]:
+def read_letor(source, max_feature_index: int = MAX_FEATURE_INDEX) -> Iterator[Batch]:
     """Stream batches of whole queries from a LETOR/SVMlight file (a path, ``-`` or a file object)."""
     name = source_name(source)
     spooled = None
@@ -50,7 +60,7 @@ def read_letor(source) -> Iterator[Batch]:
         spooled = _spool(source, name)
         source = spooled.name
     try:
-        width, comments = _scan(source, name)
+        width, comments = _scan(source, name, max_feature_index)
         yield from _read(source, name, width, comments)
     finally:
         if spooled is not None:
@@ -58,39 +68,65 @@ def read_letor(source) -> Iterator[Batch]:
 
 
 def _spool(source, name: str):
-    """Copy stdin or a stream to a temporary file, so it can be read twice."""
+    """Copy stdin or a stream to a temporary file, so it can be read twice (lines within the cap)."""
     spooled = tempfile.NamedTemporaryFile(prefix="rankeval-letor-", suffix=".txt")
-    with open_binary(source) as stream:
-        shutil.copyfileobj(stream, spooled)
-    spooled.flush()
+    try:
+        with open_binary(source) as stream:
+            for block, _ in read_blocks(stream, name, BLOCK_BYTES):
+                spooled.write(block)
+        spooled.flush()
+    except BaseException:
+        spooled.close()
+        raise
     return spooled
 
 
-def _scan(path: str, name: str) -> tuple[int, bool]:
-    """The largest feature index in the file, and whether any line has a comment."""
+def _scan(path: str, name: str, bound: int) -> tuple[int, bool]:
+    """The largest feature index in the file, and whether any line has a comment.
+
+    An index above ``bound`` is a DataError at its line (found before any is held).
+    """
     width, comments = 0, False
+    digits = len(str(bound))
     with open_binary(path) as stream:
-        for block, _ in read_blocks(stream, name, BLOCK_BYTES):
+        for block, first_line in read_blocks(stream, name, BLOCK_BYTES, skip_blank=True):
             if b"#" in block:
                 comments = True
-                block = _COMMENT.sub(b"", block)
+                block = _COMMENT.sub(b"", block)  # (comments end at a newline: line numbers stay)
             found = _INDEX.findall(block)
             if found:
-                width = max(width, max(map(int, found)))
+                if max(map(len, found)) > digits:
+                    found = [f.lstrip(b"0") or b"0" for f in found]
+                largest = max(map(int, found)) if max(map(len, found)) <= digits else bound + 1
+                if largest > bound:
+                    _beyond(block, first_line, name, bound)
+                width = max(width, largest)
     return width, comments
+
+
+def _beyond(block: bytes, first_line: int, name: str, bound: int):
+    """Raise the error for the first index of ``block`` above ``bound``."""
+    for match in _INDEX.finditer(block):
+        index = match.group(1).lstrip(b"0") or b"0"
+        if len(index) > len(str(bound)) or int(index) > bound:
+            shown = index if len(index) <= 30 else index[:12] + b"..." + index[-6:]
+            raise DataError(f"feature index {shown.decode()} is above the limit of {bound} (each index becomes a "
+                            "column fI; raise the limit with --max-feature-index)", name,
+                            first_line + block.count(b"\n", 0, match.start()))
 
 
 def _read(path: str, name: str, width: int, comments: bool) -> Iterator[Batch]:
     pending: list[dict] = []
     rows = 0
+    batch_rows = max(1, min(BATCH_ROWS, CELLS // max(width, 1)))
     with open_binary(path) as stream:
-        for block, first_line in read_blocks(stream, name, BLOCK_BYTES):
-            parsed = _parse_block(decode(block, name, first_line), first_line, name, width, comments)
-            if parsed is None:
-                continue
-            pending.append(parsed)
-            rows += len(parsed["gold"])
-            if rows >= BATCH_ROWS:
+        for block, first_line in read_blocks(stream, name, BLOCK_BYTES, skip_blank=True):
+            for parsed in _parse_block(decode(block, name, first_line), first_line, name, width, comments,
+                                       batch_rows):
+                pending.append(parsed)
+                rows += len(parsed["gold"])
+                if rows < batch_rows:
+                    continue
                 rows_of = _join(pending)
                 qids = rows_of["qid"]
                 last = len(qids) - int(np.argmax(qids[::-1] != qids[-1])) if (qids != qids[-1]).any() else 0
@@ -119,11 +155,20 @@ def _batch(rows: dict, name: str) -> Batch:
                  pred=np.full(len(gold), np.nan), extra=rows, line=line, source=name)
 
 
-def _parse_block(text: str, first_line: int, name: str, width: int, comments: bool) -> dict | None:
-    """Row arrays (qid, gold, item, line and the extra columns) of one block's lines."""
+def _parse_block(text: str, first_line: int, name: str, width: int, comments: bool,
+                 rows: int) -> Iterator[dict]:
+    """Row arrays of one block's lines, at most ``rows`` lines at a time (:func:`_parse_lines`)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    for start in range(0, len(lines), rows):
+        parsed = _parse_lines(lines[start:start + rows], first_line + start, name, width, comments)
+        if parsed is not None:
+            yield parsed
+
+
+def _parse_lines(lines: list[str], first_line: int, name: str, width: int, comments: bool) -> dict | None:
+    """Row arrays (qid, gold, item, line and the extra columns) of consecutive lines."""
     parts = [line.rstrip("\r").partition("#") for line in lines]
     tokens = [body.split() for body, _, _ in parts]
     keep = [bool(t) for t in tokens]  # blank and comment-only lines are skipped
@@ -180,6 +225,8 @@ def _features(tokens: list[list[str]], numbers: np.ndarray, name: str, width: in
         first = bad[0] if bad else 0
         raise DataError(f"expected INDEX:VALUE with a positive integer index, found {flat[first][:60]!r}",
                         name, int(numbers[row[first]]))
+    if max(map(len, index_text)) > 18:  # zeros in front of an index within the bound
+        index_text = [t.lstrip("0") or "0" for t in index_text]
     index = np.array(index_text, dtype=np.int64)
     if (index < 1).any():
         first = int(np.flatnonzero(index < 1)[0])

@@ -85,16 +85,26 @@ def _read_human(path, wanted) -> tuple[str, str | None, LongScores]:
 def tables_from_mtme(root, human_name=None, lps=(), refset=None, include_human=False, exclude=(),
                      report: Callable[[str], None] | None = None) -> list[SysSegTable]:
     """One table per language pair of an mt-metrics-eval test-set directory."""
-    from .mtme import find_tasks, load_mtme_scores
+    from .mtme import check_test_set, find_tasks, load_mtme_scores, test_set_files
 
     report = report or (lambda message: None)
     tables = []
     for task in find_tasks(root, human_name, [normalize_lp(lp) for lp in lps] or None, refset):
         name = os.path.basename(task.human_seg).split(".")[1]
-        human = load_mtme_scores(task.human_seg, name, "seg", allow_none=True)
-        human_sys = load_mtme_scores(task.human_sys, name, "sys", allow_none=True) if task.human_sys else None
-        seg = {m: load_mtme_scores(p["seg"], m, "seg", allow_none=False) for m, p in task.metrics.items() if "seg" in p}
-        sys_ = {m: load_mtme_scores(p["sys"], m, "sys", allow_none=False) for m, p in task.metrics.items() if "sys" in p}
+        size, systems, where = test_set_files(root, task.lp)
+
+        def load(path, score_name, level, allow_none):
+            nonlocal size, where
+            scores = load_mtme_scores(path, score_name, level, allow_none=allow_none)
+            if size is None and level == "seg" and len(scores):  # no sources/: the human file sets the length
+                size, where = int(scores.segment.max()), path
+            check_test_set(scores, level, size, systems, where)
+            return scores
+
+        human = load(task.human_seg, name, "seg", True)
+        human_sys = load(task.human_sys, name, "sys", True) if task.human_sys else None
+        seg = {m: load(p["seg"], m, "seg", False) for m, p in task.metrics.items() if "seg" in p}
+        sys_ = {m: load(p["sys"], m, "sys", False) for m, p in task.metrics.items() if "sys" in p}
         patterns = (*HUMAN_PATTERNS, *task.references)
         if task.refset:
             report(f"{root}: {task.lp}: metrics scored against {task.refset} or without a reference")

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from typing import Iterator
 
 import numpy as np
 
-from ..batch import Batch, offsets_from_sizes
+from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
 from ..textio import iter_lines, source_name
 from .sysseg import LongScores
@@ -48,11 +49,18 @@ def lp_and_testset(path: str) -> tuple[str | None, str | None]:
 
 
 def load_mqm(source, name: str = "mqm") -> LongScores:
-    """The MQM segment scores of a file, in long form (segment = seg_id)."""
+    """The MQM segment scores of a file, in long form (segment = seg_id).
+
+    Memory: four numbers per row (each system name is kept once, every row points to it).
+    """
     where = source_name(source)
-    systems, segments, values, texts, lines = [], [], [], [], []
+    names: dict[str, str] = {}  # each system name once
+    systems: list[str] = []
+    segments, lines = array("q"), array("q")
+    values: list[np.ndarray] = []
+    texts, text_lines = [], []
     header = False
-    for number, line in iter_lines(source):
+    for number, line in iter_lines(source, skip_blank=True):
         fields = line.split()
         if not fields:
             continue
@@ -66,18 +74,29 @@ def load_mqm(source, name: str = "mqm") -> LongScores:
             raise DataError(f"expected {len(HEADER)} space-separated fields ({' '.join(HEADER)}), "
                             f"found {len(fields)}", where, number)
         system, score, seg_id = fields
-        if not seg_id.isdigit() or int(seg_id) < 1:
-            raise DataError(f"seg_id must be a positive integer, found {seg_id!r}", where, number)
-        systems.append(system)
+        if not seg_id.isdigit() or not seg_id.isascii() or len(seg_id) > 18 or int(seg_id) < 1:
+            raise DataError(f"seg_id must be a positive integer, found {seg_id[:40]!r}", where, number)
+        systems.append(names.setdefault(system, system))
         segments.append(int(seg_id))
-        texts.append(score)
         lines.append(number)
+        texts.append(score)
+        text_lines.append(number)
+        if len(texts) >= SCORES_PER_PARSE:
+            values.append(_scores(texts, where, text_lines))
+            texts, text_lines = [], []
     if not header:
         raise DataError(f"empty input: expected the header {' '.join(HEADER)!r}", where, 1)
-    values = _scores(texts, where, lines)
-    return LongScores(name=name, source=where, system=np.array(systems, dtype=object),
-                      segment=np.array(segments, dtype=np.int64), value=values,
-                      line=np.array(lines, dtype=np.int64))
+    if texts:
+        values.append(_scores(texts, where, text_lines))
+    system = np.empty(len(systems), dtype=object)
+    system[:] = systems
+    return LongScores(name=name, source=where, system=system, segment=np.frombuffer(segments, dtype=np.int64).copy(),
+                      value=np.concatenate(values) if values else np.empty(0),
+                      line=np.frombuffer(lines, dtype=np.int64).copy())
+
+
+#: score texts parsed at a time (so they are not all held as text)
+SCORES_PER_PARSE = 1 << 16
 
 
 def _scores(texts: list[str], where: str, lines: list[int]) -> np.ndarray:
@@ -94,7 +113,8 @@ def _scores(texts: list[str], where: str, lines: list[int]) -> np.ndarray:
 def read_mqm(source, lp: str | None = None, testset: str | None = None, index=None) -> Iterator[Batch]:
     """Stream one group per segment, systems as items, gold = -MQM score (module docstring).
 
-    ``index`` is a path (or list of paths) of WMT test-set index files.
+    ``index`` is a path (or list of paths) of WMT test-set index files. Batches hold whole
+    segments, about ``BATCH_ROWS`` rows each; their text columns are made batch by batch.
     """
     scores = load_mqm(source)
     named_lp, named_testset = lp_and_testset(scores.source)
@@ -106,20 +126,32 @@ def read_mqm(source, lp: str | None = None, testset: str | None = None, index=No
     order = np.lexsort((np.arange(len(scores)), _first_appearance(scores.segment)))
     segment = scores.segment[order]
     _, sizes = np.unique(_first_appearance(segment), return_counts=True)
-    keys = segment.astype(str).astype(object)
-    docids = np.full(len(order), "", dtype=object)
+    keys = docids = None
     if index is not None:
         keys, docids = _document_keys(index, lp, testset, segment, scores, order)
-    starts = offsets_from_sizes(sizes)[:-1]
-    n = len(order)
+    offsets = offsets_from_sizes(sizes)
+    start = 0
+    while start < len(sizes):
+        stop = max(int(np.searchsorted(offsets, offsets[start] + BATCH_ROWS, side="right")) - 1, start + 1)
+        rows = slice(int(offsets[start]), int(offsets[stop]))
+        yield _batch(scores, order[rows], segment[rows], sizes[start:stop], lp, testset,
+                     None if keys is None else keys[rows], None if docids is None else docids[rows])
+        start = stop
+
+
+def _batch(scores: LongScores, rows, segment, sizes, lp, testset, keys, docids) -> Batch:
+    n = len(rows)
+    segno = segment.astype(str).astype(object)  # digits only: as wide as the largest seg_id
     extra = {"lp": np.full(n, lp, dtype=object), "testset": np.full(n, testset or "", dtype=object),
-             "segno": segment.astype(str).astype(object), "segment": keys}
-    if index is not None:
+             "segno": segno, "segment": segno.copy() if keys is None else keys}
+    if docids is not None:
         extra["docid"] = docids
-    extra["mqm"] = np.array(["" if np.isnan(v) else repr(float(v)) for v in scores.value[order]], dtype=object)
-    yield Batch(group=np.array([f"{lp}:{s}" for s in segment[starts].tolist()], dtype=object),
-                offsets=offsets_from_sizes(sizes), item=scores.system[order], gold=-scores.value[order],
-                pred=np.full(n, np.nan), extra=extra, line=scores.line[order], source=scores.source)
+    value = scores.value[rows]
+    extra["mqm"] = np.array(["" if np.isnan(v) else repr(v) for v in value.tolist()], dtype=object)
+    starts = offsets_from_sizes(sizes)[:-1]
+    return Batch(group=np.array([f"{lp}:{s}" for s in segment[starts].tolist()], dtype=object),
+                 offsets=offsets_from_sizes(sizes), item=scores.system[rows], gold=-value,
+                 pred=np.full(n, np.nan), extra=extra, line=scores.line[rows], source=scores.source)
 
 
 def _first_appearance(values: np.ndarray) -> np.ndarray:

@@ -93,13 +93,51 @@ def _check_lengths(scores: LongScores, level: str) -> None:
     if not len(scores):
         return
     names, counts = np.unique(scores.system, return_counts=True)
-    expected = 1 if level == "sys" else int(counts.max())
+    lengths, systems = np.unique(counts, return_counts=True)  # the odd system out is the one named
+    expected = 1 if level == "sys" else int(lengths[systems == systems.max()].max())
     bad = np.flatnonzero(counts != expected)
     if len(bad):
         system = names[bad[0]]
         last = int(scores.line[scores.system == system].max())
         what = "one score" if level == "sys" else f"{expected} segment scores like the other systems"
         raise DataError(f"system {system} has {counts[bad[0]]} lines; expected {what}", scores.source, last)
+
+
+def check_test_set(scores: LongScores, level: str, segments: int | None, systems: set | None,
+                   segments_from: str) -> None:
+    """Every system of a score file is a known system (when ``systems`` is known) and, at segment
+    level, has exactly ``segments`` lines — a file of other length would pair every score with
+    the wrong segment (mt-metrics-eval's ``CheckScores``). Errors name the file and line.
+    """
+    if not len(scores):
+        return
+    if systems is not None:
+        unknown = np.flatnonzero(~np.isin(scores.system, list(systems)))
+        if len(unknown):
+            row = int(unknown[0])
+            raise DataError(f"unknown system {scores.system[row]} (no output of it in {segments_from})",
+                            scores.source, int(scores.line[row]))
+    if level != "seg" or segments is None:
+        return
+    names, first, counts = np.unique(scores.system, return_index=True, return_counts=True)
+    bad = np.flatnonzero(counts != segments)
+    if len(bad):
+        k = int(bad[np.argmin(first[bad])])
+        rows = np.flatnonzero(scores.system == names[k])
+        line = int(scores.line[rows[segments]] if counts[k] > segments else scores.line[rows[-1]])
+        raise DataError(f"system {names[k]} has {counts[k]} segment scores, the test set {segments} "
+                        f"({segments_from}); lines meet segments by position", scores.source, line)
+
+
+def test_set_files(root: str, lp: str) -> tuple[int | None, set | None, str | None]:
+    """(segments, systems, where): the test-set size from ``sources/LP.txt`` and the system names
+    from ``system-outputs/LP/`` when the directory has them (None otherwise)."""
+    source = os.path.join(root, "sources", f"{lp}.txt")
+    segments = sum(1 for _ in iter_lines(source)) if os.path.isfile(source) else None
+    outputs = os.path.join(root, "system-outputs", lp)
+    names = {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(outputs, "*.*"))}
+    where = ", ".join(p for p, ok in ((source, segments is not None), (outputs, bool(names))) if ok) or None
+    return segments, names or None, where
 
 
 def parse_metric_filename(path: str) -> tuple[str, str, str] | None:

@@ -48,7 +48,7 @@ class TestsetIndex:
         name = source_name(source)
         self.sources.append(name)
         seen_any = False
-        for number, line in iter_lines(source):
+        for number, line in iter_lines(source, skip_blank=True):
             if not line.strip():
                 continue
             seen_any = True

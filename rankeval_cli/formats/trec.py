@@ -1,13 +1,29 @@
-"""TREC run and qrels files, read as trec_eval reads them, and their join.
+"""TREC run and qrels files, read as trec_eval 10.0 reads them, and their join.
 
-A *run* has one line per retrieved document, ``qid Q0 docno rank score tag``, fields
-separated by any run of spaces or tabs (a CR before the newline is allowed, gzip is
-undone). As in trec_eval, the rank field is ignored: the order of a query's
-documents is score descending, ties broken by docno descending in byte order
-(trec_eval's ``form_res_rels.c``, ``comp_sim_docno``). A *qrels* file has one line per
-judgment, ``qid iter docno rel``, rel an integer.
+A *run* has one line per retrieved document, ``qid Q0 docno rank score tag``; a *qrels*
+file one line per judgment, ``qid iter docno rel``, rel an integer. The reading rules
+are trec_eval's (``get_trec_results.c``, ``get_qrels.c``):
 
-The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
+- fields are separated by any run of C's white space (space, tab, CR, vertical tab,
+  form feed); a file may lack its last newline; gzip, bzip2 and xz are undone;
+- a run line may have fields after the tag: they are ignored; a qrels line has exactly
+  four fields; the iter field (``Q0``, ``0``) and the rank field are ignored, any token;
+- blank lines are skipped; so are comment lines: in a run a line whose first non-blank
+  byte is ``#``, in qrels a line whose first byte is ``#`` (trec_eval reads an indented
+  ``#`` in qrels as data, and so does this reader);
+- the run's first tag names it (:attr:`Run.tag`); the tag of its last line is trec_eval's
+  ``runid`` (:attr:`Run.last_tag`).
+
+Stricter than trec_eval, each a one-line error at its line: a score that is not a finite
+decimal number (trec_eval's ``atof`` reads ``abc`` as 0), a grade that is not an integer
+(``atol``), a qid, docno or tag that is not UTF-8 or holds a NUL byte (trec_eval keeps
+opaque C strings; every output here is UTF-8 text), a docno twice in one query, a
+(qid, docno) judged twice (trec_eval stops at these two as well). A qrels file without a
+judgment is an error too (trec_eval: "Cannot read qrels file").
+
+As in trec_eval, the rank field is ignored: the order of a query's documents is score
+descending, ties broken by docno descending in byte order (``form_res_rels.c``,
+``comp_sim_docno``). The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
 
 - a retrieved document absent from the qrels is unjudged (relevance value −1) and
   counts as non-relevant; a judged one carries its grade; a negative grade means
@@ -19,28 +35,33 @@ The join (:func:`join`) follows ``form_res_rels.c`` and ``trec_eval.c``:
   (trec_eval ``-c``) adds the qrels' queries missing from the run with an empty ranking;
 - ``depth`` (trec_eval ``-M``) keeps the first N documents of each ordered ranking.
 
-A run is read in blocks of whole lines; each block is split, its ids gathered and its
-scores parsed (:func:`_parsed_blocks`), from a regular file in a second thread, a block or
-two ahead of the join (:func:`rankeval_cli.prefetch.ahead`), which works on the blocks in
-file order.
-
-Docnos never become Python objects per row: they are fixed-width byte arrays
-(``numpy`` ``S`` dtype) gathered straight from the file's bytes; their big-endian
-64-bit words compare in byte order, which gives trec_eval's tie-break, and a 64-bit
-hash of (query, docno) finds the qrels grade of every row with one binary search.
+Memory follows the data. A run is read in blocks of whole lines; each block is split
+into fields on its raw bytes (:mod:`.trec_fields`), its ids gathered and its scores
+parsed (:func:`_parsed_blocks`), from a regular file in a second thread, a block or two
+ahead of the join (:func:`rankeval_cli.prefetch.ahead`), which works on whole queries.
+Query ids and docnos never become Python objects per row: they are
+:class:`~.byteids.ByteIds` columns (at most 32 + 4 bytes per id, or their length + 12),
+hashed and compared as 64-bit words. So a command holds O(block + longest line + the
+qrels + one query's rows) of a run read in order, and a run whose queries are scattered
+is read whole (from stdin or a pipe, it is copied to a temporary file as it is read, and
+read again from there).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..batch import Batch, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
-from ..textio import open_binary, read_blocks, source_name
-from .numparse import parse_exact, parse_fields
-from .tsv import _fixed
+from ..textio import is_regular_file, open_binary, read_blocks, source_name
+from .byteids import ByteIds, same
+from .trec_fields import QRELS, QRELS_FIELDS, RUN, RUN_FIELDS, LineMap, check_ids, fields, integers, numbers, shown
+
+__all__ = ["RUN_FIELDS", "QRELS_FIELDS", "LineMap", "Run", "Qrels", "Joined", "read_run", "read_qrels", "stream_join",
+           "join", "trec_order", "docno_words", "joined_batches", "read_trec", "Scattered", "HashIndex", "shown"]
 
 #: Bytes per block read at once (whole lines); parsing temporaries scale with it.
 RUN_BLOCK_BYTES = 1 << 21
@@ -49,161 +70,50 @@ NONPOOL = -1
 #: relevance value of a retrieved document whose qrels grade is negative (trec_eval RELVALUE_UNJUDGED)
 UNJUDGED = -2
 
-RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
-QRELS_FIELDS = ("qid", "iter", "docno", "rel")
-
-
 @dataclass
 class Run:
-    """One run file in columnar form: per row a query code, a docno and a score.
+    """One run file (or a part of it holding whole queries) in columnar form: per row a
+    query code, a docno and a score.
 
     ``qids[code]`` is the query id (``str``) of code ``code`` (codes in order of first
-    appearance); ``docno`` is a fixed-width bytes array (``S`` dtype, zero-padded).
-    ``line_of(row)`` gives a row's line in the file.
+    appearance); ``docno`` a :class:`~.byteids.ByteIds` column. ``tag`` is the tag of the
+    file's first line (it names the run), ``last_tag`` that of the last line read
+    (trec_eval's ``runid``: the file's last). ``line_of(row)`` gives a row's line in the file.
     """
 
     source: str
     tag: str
     qids: list
     code: np.ndarray  # int32 per row
-    docno: np.ndarray  # S<w> per row
+    docno: ByteIds
     score: np.ndarray  # float64 per row
-    blank_before: np.ndarray  # rows that follow each skipped blank line (sorted)
+    lines: LineMap
+    last_tag: str = ""
+
+    def __post_init__(self):
+        self.docno = ByteIds.of(self.docno)
 
     @property
     def n_rows(self) -> int:
         return len(self.code)
 
-    first_row: int = 0  # rows of the file before this part (a part of a streamed run)
-    last_tag: str = ""  # the tag of the run's last line read so far (trec_eval's runid: the file's last)
-
     def line_of(self, row: int) -> int:
-        return self.first_row + int(row) + 1 + int(np.searchsorted(self.blank_before, row, side="right"))
+        return self.lines.line(int(row))
 
 
 @dataclass
 class Qrels:
-    """A qrels file: judgments sorted by (qid, docno), grades as integers."""
+    """A qrels file: judgments sorted by (qid, docno) in byte order, grades as integers."""
 
     source: str
     qids: list  # distinct query ids (str), sorted by their bytes
     offsets: np.ndarray  # int64, len(qids) + 1: the judgments of qids[i]
-    docno: np.ndarray  # S<w>, sorted within each query
+    docno: ByteIds  # sorted within each query
     grade: np.ndarray  # int64
     line: np.ndarray  # int64 line of each judgment
 
-
-# ---- tokenizing -------------------------------------------------------------------------
-
-def _fields(block: bytes, first_line: int, width: int, name: str, what: str):
-    """(buf, starts, ends, lines, n_lines): the block's bytes, the byte offsets of the
-    ``width`` fields of every non-blank line, shaped (lines, width), their line numbers, and
-    the number of lines in the block, blank ones included; any run of spaces, tabs or a CR
-    separates."""
-    buf = np.frombuffer(block, dtype=np.uint8)
-    fast = _plain_fields(block, buf, width)
-    if fast is not None:
-        return buf, *fast, first_line + np.arange(len(fast[0]), dtype=np.int64), len(fast[0])
-    sep = (buf == 32) | (buf == 9) | (buf == 13) | (buf == 10)
-    tok = ~sep
-    start = tok.copy()
-    start[1:] &= sep[:-1]
-    end = tok.copy()
-    end[:-1] &= sep[1:]
-    starts = np.flatnonzero(start)
-    ends = np.flatnonzero(end) + 1
-    newlines = np.flatnonzero(buf == 10)
-    n_lines = len(newlines) + (0 if block.endswith(b"\n") or not block else 1)
-    line_index = np.searchsorted(newlines, starts)
-    counts = np.bincount(line_index, minlength=n_lines)
-    bad = (counts != 0) & (counts != width)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"expected {width} fields ({' '.join(what)}), found {counts[i]}", name, first_line + i)
-    lines = first_line + np.flatnonzero(counts)
-    return buf, starts.reshape(-1, width), ends.reshape(-1, width), lines, n_lines
-
-
-def _plain_fields(block: bytes, buf: np.ndarray, width: int):
-    """The common layout, fast: single spaces between fields, every line ending in a
-    newline. Any other byte up to 32 (a tab, CR, a second space, a blank line) shifts the
-    separators out of their (line, field) places or leaves an empty field, which the
-    checks of their kinds and gaps see. Returns (starts, ends) or None."""
-    if not block.endswith(b"\n") or block.startswith((b" ", b"\n")):
-        return None
-    sep = buf <= 32
-    seps = np.flatnonzero(sep)
-    if len(seps) % width:
-        return None
-    kinds = buf[seps]
-    newlines = np.count_nonzero(kinds == 10)
-    # every width-th separator a newline, all the others spaces, no two separators side by side
-    if newlines * width != len(seps) or np.count_nonzero(kinds == 32) != len(seps) - newlines \
-            or not (kinds[width - 1::width] == 10).all() or (sep[1:] & sep[:-1]).any():
-        return None
-    starts = np.empty_like(seps)
-    starts[0] = 0
-    np.add(seps[:-1], 1, out=starts[1:])  # a field starts after the separator before it
-    return starts.reshape(-1, width), seps.reshape(-1, width)
-
-
-#: zero bytes after a block, so that ids up to this long gather without a copy of the block
-_PAD = 256
-
-
-def _gather(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Fields ``buf[start:end]`` as a zero-padded fixed-width bytes array (``S`` dtype, width a
-    multiple of 8), gathered as the TSV reader gathers its ids (:func:`.tsv._fixed`). ``buf``
-    may end with padding (see :func:`_padded`); it is added when too short."""
-    length = end - start
-    words = max(-(-int(length.max()) // 8), 1) if len(length) else 1
-    need = int(start.max()) + 8 * words + 8 if len(start) else 8
-    padded = buf if len(buf) >= need else np.concatenate((buf, np.zeros(need - len(buf), dtype=np.uint8)))
-    return _fixed(padded, start, length)
-
-
-def _numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    values, bad = parse_exact(buf, start, end)
-    if bad is not None:
-        raise DataError(f"{column} {_text(buf, start[bad], end[bad])!r} is not a finite number", name, int(lines[bad]))
-    return values
-
-
-def _integers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    """Integer fields (an optional sign, then digits); anything else is an error at its line."""
-    length = end - start
-    width = int(length.max()) if len(length) else 0
-    if width > 15:
-        row = int(np.argmax(length))
-        raise DataError(f"{column} {_text(buf, start[row], end[row])!r} is not an integer", name, int(lines[row]))
-    padded = np.concatenate((buf, np.zeros(width + 1, dtype=np.uint8)))
-    chars = padded[start[:, None] + np.arange(max(width, 1))[None, :]]
-    inside = np.arange(max(width, 1))[None, :] < length[:, None]
-    sign = (chars[:, 0] == 45) | (chars[:, 0] == 43)
-    digit = (chars >= 48) & (chars <= 57)
-    ok = np.where(inside, digit, True)
-    ok[:, 0] |= sign
-    ok = ok.all(axis=1) & (length > sign)
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise DataError(f"{column} {_text(buf, start[row], end[row])!r} is not an integer", name, int(lines[row]))
-    values, _ = parse_fields(buf, start, end)
-    return values.astype(np.int64)
-
-
-def _text(buf, start, end) -> str:
-    return bytes(buf[int(start):int(end)]).decode("utf-8", "replace")
-
-
-def _decode_ids(fixed: np.ndarray, name: str, lines) -> list:
-    """``str`` of each fixed-width id (UTF-8)."""
-    out = []
-    for i, value in enumerate(fixed.tolist()):
-        try:
-            out.append(value.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise DataError("invalid UTF-8 in a query id", name, int(lines[i])) from None
-    return out
+    def __post_init__(self):
+        self.docno = ByteIds.of(self.docno)
 
 
 # ---- runs ----------------------------------------------------------------------------------
@@ -214,91 +124,103 @@ class _Codes:
     def __init__(self):
         self.codes: dict[bytes, int] = {}
         self.qids: list = []
-        self.last_tag = ""  # the tag of the last line read
 
-    def of(self, qid: np.ndarray, lines, name: str) -> np.ndarray:
+    def of(self, qid: ByteIds) -> np.ndarray:
         n = len(qid)
-        words = qid.view(np.uint64).reshape(n, -1)  # compared as words, not as strings
         change = np.ones(n, dtype=bool)
-        change[1:] = (words[1:] != words[:-1]).any(axis=1) if words.shape[1] > 1 else words[1:, 0] != words[:-1, 0]
+        if n > 1:
+            change[1:] = ~qid.adjacent_same()
         heads = np.flatnonzero(change)
         seg_codes = np.empty(len(heads), dtype=np.int32)
-        for i, value in enumerate(qid[heads].tolist()):
+        for i, value in enumerate(qid.take(heads).tolist()):
             code = self.codes.get(value)
             if code is None:
                 code = self.codes[value] = len(self.qids)
-                self.qids.append(_decode_ids(np.array([value]), name, [lines[heads[i]]])[0])
+                self.qids.append(value.decode("utf-8"))  # checked by check_ids
             seg_codes[i] = code
         return np.repeat(seg_codes, np.diff(np.append(heads, n)))
 
 
 def _parsed_blocks(source, block_bytes: int | None = None):
-    """Yield ``(first_line, n_lines, parsed)`` per block of lines, ``parsed`` =
-    ``(lines, tag, qid, docno, score, last_tag)`` or None for a block of blank lines. Independent of
-    every other block, so it may run ahead of the join (:func:`rankeval_cli.prefetch.ahead`)."""
+    """Yield ``(lines, first_tag, last_tag, qid, docno, score)`` per block of lines with
+    content. Independent of every other block, so it may run ahead of the join
+    (:func:`rankeval_cli.prefetch.ahead`)."""
     name = source_name(source)
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name, block_bytes or RUN_BLOCK_BYTES):
-            buf, starts, ends, lines, n_lines = _fields(block, first_line, 6, name, RUN_FIELDS)
-            if len(lines) == 0:
-                yield first_line, n_lines, None
+            buf, starts, ends, lines = fields(block, first_line, RUN, name)
+            if len(starts) == 0:
                 continue
-            padded = np.concatenate((buf, np.zeros(_PAD, dtype=np.uint8)))
-            tag = _text(buf, starts[0, 5], ends[0, 5])
-            qid = _gather(padded, starts[:, 0], ends[:, 0])
-            docno = _gather(padded, starts[:, 2], ends[:, 2])
-            score = _numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
-            last_tag = _text(buf, starts[-1, 5], ends[-1, 5])
-            yield first_line, n_lines, (lines, tag, qid, docno, score, last_tag)
+            check_ids(block, buf, starts, ends, lines, RUN, name)
+            qid = ByteIds.from_fields(buf, starts[:, 0], ends[:, 0])
+            docno = ByteIds.from_fields(buf, starts[:, 2], ends[:, 2])
+            score = numbers(buf, starts[:, 4], ends[:, 4], lines, "score", name)
+            first_tag = block[int(starts[0, 5]):int(ends[0, 5])].decode("utf-8")
+            last_tag = block[int(starts[-1, 5]):int(ends[-1, 5])].decode("utf-8")
+            yield lines, first_tag, last_tag, qid, docno, score
+
+
+@dataclass
+class _Block:
+    """One block's rows, their query codes given (:func:`_run_blocks`)."""
+
+    code: np.ndarray
+    docno: ByteIds
+    score: np.ndarray
+    lines: LineMap
+    tag: str  # the run's first tag
+    last_tag: str  # the block's last tag
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def rows(self, lo: int, hi: int | None = None) -> "_Block":
+        hi = len(self) if hi is None else hi
+        return _Block(self.code[lo:hi], self.docno.slice(lo, hi), self.score[lo:hi], self.lines.slice(lo, hi),
+                      self.tag, self.last_tag)
+
+    @staticmethod
+    def concat(a: "_Block", b: "_Block") -> "_Block":
+        return _Block(np.concatenate((a.code, b.code)), ByteIds.concat([a.docno, b.docno]),
+                      np.concatenate((a.score, b.score)), LineMap.concat((a.lines, b.lines)), a.tag, b.last_tag)
 
 
 def _run_blocks(source, block_bytes: int | None = None):
-    """Yield ``(tag, codes, code, docno, score, first_row, blank_before)`` per block of lines
-    (``codes`` is the shared :class:`_Codes`)."""
+    """Yield ``(codes, block)`` per block with content (``codes`` is the shared :class:`_Codes`)."""
     from ..prefetch import ahead_of_files
 
-    name = source_name(source)
     codes = _Codes()
-    tag, rows = None, 0
-    for first_line, n_lines, parsed in ahead_of_files([source], lambda: _parsed_blocks(source, block_bytes)):
-        if parsed is None:
-            yield tag, codes, None, None, None, rows, [rows] * n_lines
-            continue
-        lines, first_tag, qid, docno, score, codes.last_tag = parsed
-        n = len(lines)
-        blank = []
-        if n != n_lines:  # blank lines, inside the block or at its end: the rows they precede
-            gaps = np.diff(np.concatenate(([first_line - 1], lines, [first_line + n_lines]))) - 1
-            blank = np.repeat(rows + np.arange(n + 1), gaps).tolist()
+    tag = None
+    for lines, first_tag, last_tag, qid, docno, score in ahead_of_files([source],
+                                                                        lambda: _parsed_blocks(source, block_bytes)):
         tag = tag if tag is not None else first_tag
-        yield tag, codes, codes.of(qid, lines, name), docno, score, rows, blank
-        rows += n
+        yield codes, _Block(codes.of(qid), docno, score, lines, tag, last_tag)
 
 
 def read_run(source, block_bytes: int | None = None) -> Run:
-    """Read a whole run file into a :class:`Run` (about 12 bytes per row plus the docno width)."""
+    """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno)."""
     name = source_name(source)
-    parts_code, parts_docno, parts_score, blank_before = [], [], [], []
-    tag, codes = None, _Codes()
-    for tag, codes, code, docno, score, _, blank in _run_blocks(source, block_bytes):
-        blank_before.extend(blank)
-        if code is not None:
-            parts_code.append(code)
-            parts_docno.append(docno)
-            parts_score.append(score)
-    width = max((p.dtype.itemsize for p in parts_docno), default=8)
-    return Run(
-        source=name, tag=tag or name, qids=codes.qids,
-        code=np.concatenate(parts_code) if parts_code else np.zeros(0, np.int32),
-        docno=np.concatenate([p.astype(f"S{width}") for p in parts_docno]) if parts_docno else
-        np.zeros(0, "S8"),
-        score=np.concatenate(parts_score) if parts_score else np.zeros(0),
-        blank_before=np.asarray(blank_before, dtype=np.int64), last_tag=codes.last_tag,
-    )
+    blocks, codes = [], _Codes()
+    for codes, block in _run_blocks(source, block_bytes):
+        blocks.append(block)
+    if not blocks:
+        return _empty_run(name)
+    return Run(source=name, tag=blocks[0].tag, qids=codes.qids, code=np.concatenate([b.code for b in blocks]),
+               docno=ByteIds.concat([b.docno for b in blocks]), score=np.concatenate([b.score for b in blocks]),
+               lines=LineMap.concat(b.lines for b in blocks), last_tag=blocks[-1].last_tag)
 
 
-class _Scattered(Exception):
-    """A query's lines are not contiguous: the run must be read whole."""
+def _empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
+    return Run(name, tag, [], np.zeros(0, np.int32), ByteIds.from_list([]), np.zeros(0), LineMap.of([]), last_tag)
+
+
+class Scattered(Exception):
+    """A query's lines are not contiguous: the run must be read whole. ``qid`` is the query
+    whose lines come back at ``line``."""
+
+    def __init__(self, qid: str, line: int):
+        super().__init__(qid, line)
+        self.qid, self.line = qid, line
 
 
 def stream_join(source, qrels: "Qrels", *, depth: int | None = None, all_queries: bool = False,
@@ -306,57 +228,60 @@ def stream_join(source, qrels: "Qrels", *, depth: int | None = None, all_queries
     """Yield ``(joined, run_part)`` for consecutive sets of whole queries of a run file,
     joined with ``qrels``; memory holds one block of lines, not the run. A run whose
     queries are not contiguous (a query's lines after another query's) is read whole
-    instead (from a file; from stdin it is an error): ``(None, None)`` then tells the
-    consumer to discard the parts before. With ``all_queries`` the qrels' queries the run
-    lacks come last, with empty rankings."""
+    instead: ``(None, Scattered)`` then tells the consumer to discard the parts before (stdin,
+    a pipe or a file object is copied to a temporary file as it is read, for that). With
+    ``all_queries`` the qrels' queries the run lacks come last, with empty rankings."""
+    if is_regular_file(source):
+        yield from _stream_join_file(source, source, qrels, depth, all_queries, block_bytes)
+        return
+    with _Spool(source) as spool:
+        yield from _stream_join_file(spool, spool.replay, qrels, depth, all_queries, block_bytes)
+
+
+def _stream_join_file(source, again, qrels, depth, all_queries, block_bytes):
+    """:func:`stream_join` of ``source``; ``again`` is the source to read the whole run
+    from (or a function returning it)."""
     name = source_name(source)
     q_index = {q: i for i, q in enumerate(qrels.qids)}
     seen_q = np.zeros(len(qrels.qids), dtype=bool)
+    last_tag = tag = ""
     try:
-        for joined, part in _stream_join(source, qrels, q_index, seen_q, depth, block_bytes):
+        for joined, part in _stream_parts(source, qrels, q_index, seen_q, depth, block_bytes):
+            last_tag, tag = part.last_tag, part.tag
             yield joined, part
-    except _Scattered:
-        if source in (None, "-") or not isinstance(source, str):
-            raise DataError("a query's lines come after another query's; runs on stdin must keep each "
-                            "query's lines together (give the file instead)", name) from None
-        yield None, None  # discard what came before: the whole run follows
-        run = read_run(source, block_bytes)
+    except Scattered as where:
+        yield None, where  # discard what came before: the whole run follows
+        run = read_run(again(where) if callable(again) else again, block_bytes)
+        run.source = name
         joined = join(run, qrels, depth=depth)
         seen_q[:] = False
         seen_q[[q_index[q] for q in joined.qids]] = True
+        last_tag, tag = run.last_tag, run.tag
         yield joined, run
     if all_queries and not seen_q.all():
         missing = np.flatnonzero(~seen_q)
-        empty = Run(name, "", [], np.zeros(0, np.int32), np.zeros(0, "S8"), np.zeros(0), np.zeros(0, np.int64))
+        empty = _empty_run(name, tag, last_tag)
         yield join(empty, qrels, queries=missing.tolist()), empty
 
 
-def _stream_join(source, qrels, q_index, seen_q, depth, block_bytes):
+def _stream_parts(source, qrels, q_index, seen_q, depth, block_bytes):
     name = source_name(source)
     run_to_q = np.zeros(0, dtype=np.int64)
     closed = 0  # codes below this belong to finished queries
     carry = None
-    blanks: list = []
-    tag = None
-    for tag, codes, code, docno, score, first_row, blank in _run_blocks(source, block_bytes):
-        blanks.extend(blank)
-        if code is None:
-            continue
+    for codes, block in _run_blocks(source, block_bytes):
         if carry is not None:
-            code = np.concatenate((carry[0], code))
-            width = max(carry[1].dtype.itemsize, docno.dtype.itemsize)
-            docno = np.concatenate((carry[1].astype(f"S{width}"), docno.astype(f"S{width}")))
-            score = np.concatenate((carry[2], score))
-            first_row = carry[3]
+            block = _Block.concat(carry, block)
+        code = block.code
         last = int(np.flatnonzero(np.r_[True, code[1:] != code[:-1]])[-1])
-        carry = (code[last:], docno[last:], score[last:], first_row + last)
+        carry = block.rows(last)
         if last:
-            closed = yield from _join_part(name, tag, codes, code[:last], docno[:last], score[:last], first_row,
-                                           blanks, qrels, q_index, seen_q, depth, closed, run_to_q)
             run_to_q = _extend_map(run_to_q, codes, q_index)
+            closed = yield from _join_part(name, codes, block.rows(0, last), qrels, q_index, seen_q, depth, closed,
+                                           run_to_q)
     if carry is not None:
-        yield from _join_part(name, tag, codes, *carry[:3], carry[3], blanks, qrels, q_index, seen_q, depth,
-                              closed, run_to_q)
+        run_to_q = _extend_map(run_to_q, codes, q_index)
+        yield from _join_part(name, codes, carry, qrels, q_index, seen_q, depth, closed, run_to_q)
 
 
 def _extend_map(run_to_q, codes, q_index):
@@ -366,14 +291,14 @@ def _extend_map(run_to_q, codes, q_index):
     return run_to_q
 
 
-def _join_part(name, tag, codes, code, docno, score, first_row, blanks, qrels, q_index, seen_q, depth, closed,
-               run_to_q):
+def _join_part(name, codes, block: _Block, qrels, q_index, seen_q, depth, closed, run_to_q):
     """Join the whole queries of one part; returns the new count of closed codes."""
+    code = block.code
     if code[0] < closed or (len(code) > 1 and (code[1:] < code[:-1]).any()):
-        raise _Scattered()
-    run_to_q = _extend_map(run_to_q, codes, q_index)
-    part = Run(name, tag or name, codes.qids, code, docno, score,
-               np.asarray(blanks, dtype=np.int64) - first_row, first_row=first_row, last_tag=codes.last_tag)
+        # a query seen before comes back where the codes (numbered as first seen) go down
+        row = 0 if code[0] < closed else int(np.flatnonzero(code[1:] < code[:-1])[0]) + 1
+        raise Scattered(codes.qids[code[row]], block.lines.line(row))
+    part = Run(name, block.tag, codes.qids, code, block.docno, block.score, block.lines, block.last_tag)
     joined = join(part, qrels, depth=depth, run_to_q=run_to_q)  # errors name lines of the file
     for q in joined.qids:
         seen_q[q_index[q]] = True
@@ -381,41 +306,125 @@ def _join_part(name, tag, codes, code, docno, score, first_row, blanks, qrels, q
     return int(code[-1]) + 1
 
 
+class _Spool(io.RawIOBase):
+    """A source read once (stdin, a pipe, a file object), copied to a temporary file as it
+    is read, so that it can be read again whole (:meth:`replay`)."""
+
+    def __init__(self, source):
+        super().__init__()
+        self.source, self.name = source, source_name(source)
+        self._raw = self._copy = None
+
+    def __enter__(self):
+        import sys
+        import tempfile
+
+        if self.source is None or self.source == "-":
+            self._raw, self._close = sys.stdin.buffer, False
+        elif isinstance(self.source, (str, bytes)) or hasattr(self.source, "__fspath__"):
+            try:
+                self._raw, self._close = open(self.source, "rb"), True
+            except OSError as exc:
+                raise DataError(f"cannot open: {exc.strerror}", self.name) from None
+        elif isinstance(self.source, io.TextIOBase):
+            self._raw, self._close = io.BytesIO(self.source.read().encode("utf-8")), False
+        else:
+            self._raw, self._close = self.source, False
+        self._copy, self._failed = None, None
+        try:
+            self._copy = tempfile.TemporaryFile(prefix="rankeval-run-")
+        except OSError as exc:  # no temporary folder: the run is still read, once
+            self._failed = exc.strerror or str(exc)
+        return self
+
+    def __exit__(self, *exc):
+        if self._close:
+            self._raw.close()
+        if self._copy is not None:
+            self._copy.close()
+        self.close()
+        return False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        data = self._raw.read(len(b))
+        n = len(data)
+        b[:n] = data
+        if self._copy is not None:
+            try:
+                self._copy.write(data)
+            except OSError as exc:  # disk full: the run is still read, once
+                self._copy.close()
+                self._copy, self._failed = None, exc.strerror or str(exc)
+        return n
+
+    def replay(self, where: "Scattered"):
+        """Read the rest of the source; a stream of all of it (named as the source). The
+        queries are scattered (``where``): without a copy, that is an error at its line."""
+        while self._copy is not None and self.readinto(bytearray(1 << 20)):
+            pass
+        if self._copy is None:
+            raise DataError(f"the lines of query {shown(where.qid.encode())} come back after another query's, and "
+                            f"the copy kept to read the run again failed ({self._failed}); sort the run by query "
+                            "first (sort -s -k1,1)", self.name, where.line)
+        self._copy.seek(0)
+        return _Named(self._copy, self.name)
+
+
+class _Named(io.RawIOBase):
+    """A binary file read under another name (for messages)."""
+
+    def __init__(self, inner, name: str):
+        super().__init__()
+        self.inner, self.name = inner, name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return self.inner.readinto(b)
+
+
 # ---- qrels ---------------------------------------------------------------------------------
 
 def read_qrels(source) -> Qrels:
-    """Read a qrels file; a duplicate (qid, docno), a malformed line or a non-integer
-    grade is a :class:`DataError` at its line."""
+    """Read a qrels file; a duplicate (qid, docno), a malformed line, a non-integer grade
+    is a :class:`DataError` at its line, a file without judgments one without a line."""
     name = source_name(source)
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
+    empty = True
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name):
-            buf, starts, ends, lines, _ = _fields(block, first_line, 4, name, QRELS_FIELDS)
-            if len(lines) == 0:
+            empty = False
+            buf, starts, ends, lines = fields(block, first_line, QRELS, name)
+            if len(starts) == 0:
                 continue
-            q_parts.append(_gather(buf, starts[:, 0], ends[:, 0]))
-            d_parts.append(_gather(buf, starts[:, 2], ends[:, 2]))
-            g_parts.append(_integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
-            l_parts.append(lines)
+            check_ids(block, buf, starts, ends, lines, QRELS, name)
+            q_parts.append(ByteIds.from_fields(buf, starts[:, 0], ends[:, 0]))
+            d_parts.append(ByteIds.from_fields(buf, starts[:, 2], ends[:, 2]))
+            g_parts.append(integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
+            l_parts.append(lines.all())
     if not q_parts:
-        return Qrels(name, [], np.zeros(1, np.int64), np.zeros(0, "S8"), np.zeros(0, np.int64),
-                     np.zeros(0, np.int64))
-    qw = max(p.dtype.itemsize for p in q_parts)
-    dw = max(p.dtype.itemsize for p in d_parts)
-    qid = np.concatenate([p.astype(f"S{qw}") for p in q_parts])
-    docno = np.concatenate([p.astype(f"S{dw}") for p in d_parts])
+        what = "is empty" if empty else "holds only blank or comment lines"
+        raise DataError(f"no judgments: the qrels file {what}", name)
+    qid, docno = ByteIds.concat(q_parts), ByteIds.concat(d_parts)
     grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
-    order = np.lexsort((line, *_word_keys(docno), *_word_keys(qid)))  # by qid, docno (bytes), line
-    qid, docno, grade, line = qid[order], docno[order], grade[order], line[order]
-    same = (qid[1:] == qid[:-1]) & (docno[1:] == docno[:-1])
-    if same.any():
-        i = int(np.flatnonzero(same)[0])
-        raise DataError(f"docno {docno[i + 1].decode('utf-8', 'replace')} judged twice for query "
-                        f"{qid[i + 1].decode('utf-8', 'replace')} (first at line {line[i]})", name,
-                        int(max(line[i], line[i + 1])))
-    heads = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    offsets = np.append(heads, len(qid)).astype(np.int64)
-    return Qrels(name, _decode_ids(qid[heads], name, line[heads]), offsets, docno, grade, line)
+    distinct, q_code = qid.unique()
+    order = np.lexsort((line, *docno.sort_keys(), q_code))  # by qid, docno (bytes), line
+    q_code, docno, grade, line = q_code[order], docno.take(order).compact(), grade[order], line[order]
+    n = len(q_code)
+    if n > 1:
+        twice = (q_code[1:] == q_code[:-1]) & docno.adjacent_same()
+        if twice.any():
+            i = int(np.flatnonzero(twice)[0])
+            raise DataError(f"docno {shown(docno[i + 1])} judged twice for query "
+                            f"{shown(distinct[int(q_code[i])])} (first at line {line[i]})", name,
+                            int(max(line[i], line[i + 1])))
+    heads = np.flatnonzero(np.r_[True, q_code[1:] != q_code[:-1]])
+    offsets = np.append(heads, n).astype(np.int64)
+    return Qrels(name, distinct.decode(), offsets, docno, grade, line)
 
 
 # ---- the join ----------------------------------------------------------------------------
@@ -425,11 +434,12 @@ class Joined:
     """A run joined with qrels: per evaluated query its ordered ranking and its judgments.
 
     ``rel`` holds, per retrieved row in trec_eval order (depth applied), the grade of a
-    judged document, :data:`NONPOOL` (−1) or :data:`UNJUDGED` (−2); ``row`` the run row
-    (or −1). ``judged_grade`` holds each query's non-negative qrels grades, highest first
-    (the ideal ranking; R and bpref's judged non-relevant count come from it);
-    ``judged_row`` the qrels row of each, ``judged_retrieved`` whether the run retrieved it.
-    ``tie_block`` numbers the blocks of equal scores (for the other tie policies).
+    judged document, :data:`NONPOOL` (−1) or :data:`UNJUDGED` (−2); ``row`` the run row;
+    ``qrels_row`` the qrels row that judged it (−1: none). ``judged_grade`` holds each
+    query's non-negative qrels grades, highest first (the ideal ranking; R and bpref's
+    judged non-relevant count come from it); ``judged_row`` the qrels row of each,
+    ``judged_retrieved`` whether the run retrieved it. ``tie_block`` numbers the blocks of
+    equal scores (for the other tie policies).
     """
 
     qids: list
@@ -443,6 +453,7 @@ class Joined:
     judged_retrieved: np.ndarray
     skipped_queries: int = 0  # run queries without qrels
     tag: str = ""
+    qrels_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def n_queries(self) -> int:
@@ -454,34 +465,14 @@ class Joined:
 
 
 def docno_words(docno: np.ndarray) -> np.ndarray:
-    """(n × w/8) big-endian 64-bit words of fixed-width docnos: comparing the rows word by
-    word is comparing the bytes (shorter ids are zero-padded, so a prefix sorts first, as strcmp)."""
+    """(n × w/8) big-endian 64-bit words of a fixed-width ``S`` array of ids: comparing the
+    rows word by word is comparing the bytes (shorter ids are zero-padded, so a prefix
+    sorts first, as strcmp)."""
     width = docno.dtype.itemsize
     if width % 8:
         docno = docno.astype(f"S{-(-width // 8) * 8}")
         width = docno.dtype.itemsize
     return np.ascontiguousarray(docno).view(">u8").reshape(len(docno), width // 8).astype(np.uint64)
-
-
-def _word_keys(fixed: np.ndarray) -> list:
-    """Sort keys of fixed-width ids for ``np.lexsort`` (last key primary): their 64-bit words,
-    the last word first, so that the keys order the ids by their bytes."""
-    words = docno_words(fixed)
-    return [words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
-
-
-def _hash(code: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """A 64-bit mix of (query code, docno words) (splitmix64 steps; wraps by design)."""
-    with np.errstate(over="ignore"):
-        h = code.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for j in range(words.shape[1]):
-            h ^= words[:, j]
-            h ^= h >> np.uint64(31)
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            h ^= h >> np.uint64(27)
-            h *= np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(31)
-    return h
 
 
 def trec_order(run: Run, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -503,9 +494,7 @@ def trec_order(run: Run, offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndar
     tied[:-1] |= tie[1:]
     if tied.any():
         where = np.flatnonzero(tied)
-        words = docno_words(run.docno[rows[where]])
-        keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
-        local = np.lexsort((*keys, block[where]))
+        local = np.lexsort((*run.docno.take(rows[where]).sort_keys(descending=True), block[where]))
         rows = rows.copy()
         rows[where] = rows[where][local]
     return rows, block
@@ -519,7 +508,6 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     if run_to_q is None:
         q_index = {q: i for i, q in enumerate(qrels.qids)}
         run_to_q = np.array([q_index.get(q, -1) for q in run.qids], dtype=np.int64)
-    q_of_code = run_to_q[run.code] if run.n_rows else np.zeros(0, np.int64)
     present = _distinct_sorted(run.code) if run.n_rows else np.zeros(0, np.int64)
     skipped = int((run_to_q[present] < 0).sum())
     q_list = list(range(len(qrels.qids))) if all_queries else \
@@ -531,7 +519,7 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     keep = q_of_code >= 0
     slot = np.full(len(qrels.qids), -1, dtype=np.int64)
     slot[q_list] = np.arange(len(q_list))
-    row_slot = np.where(keep, slot[np.maximum(q_of_code, 0)], -1)
+    row_slot = np.where(keep, slot[np.maximum(q_of_code, 0)], -1) if len(slot) else np.full(run.n_rows, -1)
     rows = np.flatnonzero(keep)
     key = row_slot[rows]
     if len(key) > 1 and not (key[1:] >= key[:-1]).all():
@@ -547,27 +535,12 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         rows, block = rows[cut], block[cut]
         sizes = np.minimum(sizes, depth)
         offsets = offsets_from_sizes(sizes)
-    # grades of the retrieved rows: hash of (query, docno), one binary search
-    width = max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)
-    width = -(-width // 8) * 8
     q_rows = np.concatenate([np.arange(qrels.offsets[q], qrels.offsets[q + 1]) for q in q_list]) \
         if q_list else np.zeros(0, np.int64)
     q_slot = np.repeat(np.arange(len(q_list)), np.diff(qrels.offsets)[q_list]) if q_list else \
         np.zeros(0, np.int64)
-    q_words = docno_words(qrels.docno[q_rows].astype(f"S{width}"))
-    q_hash = _hash(q_slot, q_words)
     r_slot = np.repeat(np.arange(len(q_list)), sizes)
-    r_words = docno_words(run.docno[rows].astype(f"S{width}"))
-    r_hash = _hash(r_slot, r_words)
-    if len(q_hash):
-        cand = HashIndex(q_hash).find(r_hash)
-        found = cand >= 0
-        cand = np.maximum(cand, 0)
-        found &= (q_slot[cand] == r_slot) & (q_words[cand] == r_words).all(axis=1)
-        if len(np.unique(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
-            found, cand = _exact_lookup(q_slot, q_words, r_slot, r_words)
-    else:
-        found, cand = np.zeros(len(rows), bool), np.zeros(len(rows), np.int64)
+    found, cand = _lookup(qrels.docno.take(q_rows), q_slot, run.docno.take(rows), r_slot)
     grade = qrels.grade[q_rows]
     rel = np.full(len(rows), NONPOOL, dtype=np.int64)
     rel[found] = np.where(grade[cand[found]] >= 0, grade[cand[found]], UNJUDGED)
@@ -582,7 +555,28 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     return Joined(
         qids=[qrels.qids[q] for q in q_list], offsets=offsets, rel=rel, row=rows, tie_block=block,
         judged_offsets=offsets_from_sizes(j_sizes), judged_grade=grade[j_rows], judged_row=q_rows[j_rows],
-        judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag)
+        judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag,
+        qrels_row=np.where(found, q_rows[cand] if len(q_rows) else -1, -1))
+
+
+def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarray):
+    """(found, index into ``q_ids``) of every (r_slot, r_id) among the (q_slot, q_id): one
+    probe of a hash table each, the match checked on the ids themselves."""
+    if not len(q_ids) or not len(r_ids):
+        return np.zeros(len(r_ids), bool), np.zeros(len(r_ids), np.int64)
+    k = max(q_ids.key_words, r_ids.key_words)
+    q_words, r_words = q_ids.words(k), r_ids.words(k)
+    q_hash, r_hash = q_ids.hash(q_slot, q_words), r_ids.hash(r_slot, r_words)
+    if len(np.unique(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
+        index = {key: i for i, key in enumerate(zip(q_slot.tolist(), q_ids.tolist()))}
+        cand = np.array([index.get(key, -1) for key in zip(r_slot.tolist(), r_ids.tolist())], dtype=np.int64)
+        return cand >= 0, np.maximum(cand, 0)
+    cand = HashIndex(q_hash).find(r_hash)
+    hit = np.flatnonzero(cand >= 0)  # checked on the ids: a hash may collide
+    real = (q_slot[cand[hit]] == r_slot[hit]) & same(q_ids, cand[hit], r_ids, hit, q_words, r_words)
+    found = np.zeros(len(r_ids), dtype=bool)
+    found[hit[real]] = True
+    return found, np.maximum(cand, 0)
 
 
 def _distinct_sorted(code: np.ndarray) -> np.ndarray:
@@ -631,22 +625,12 @@ class HashIndex:
         return out
 
 
-def _exact_lookup(q_slot, q_words, r_slot, r_words):
-    """(found, qrels row) by a lexicographic sort of the keys themselves (slow, exact)."""
-    keys_q = [q_words[:, j] for j in range(q_words.shape[1] - 1, -1, -1)] + [q_slot]
-    order = np.lexsort(keys_q)
-    index = {(int(q_slot[i]), q_words[i].tobytes()): int(i) for i in order.tolist()}
-    cand = np.array([index.get((int(s), w.tobytes()), -1) for s, w in zip(r_slot.tolist(), r_words)],
-                    dtype=np.int64)
-    return cand >= 0, np.maximum(cand, 0)
-
-
 def _check_duplicates(run: Run, rows: np.ndarray, key: np.ndarray) -> None:
     """A docno twice in one query's ranking is an error at its second line."""
     if len(rows) < 2:
         return
-    words = docno_words(run.docno[rows])
-    h = _hash(key, words)
+    ids = run.docno.take(rows)
+    h = ids.hash(key)
     # Rows alone in their slot of a table 4x their number cannot repeat; each round keeps
     # those that share a slot (about 1/5), the next round uses the next bits of the hash.
     maybe, shift = np.arange(len(h)), 64
@@ -668,14 +652,15 @@ def _check_duplicates(run: Run, rows: np.ndarray, key: np.ndarray) -> None:
     dup = np.flatnonzero(hs[1:] == hs[:-1])
     if len(dup) == 0:
         return
-    a, b = rows[maybe[order[dup]]], rows[maybe[order[dup + 1]]]
-    real = (run.code[a] == run.code[b]) & (run.docno[a] == run.docno[b])
-    if real.any():
-        i = int(np.flatnonzero(real)[0])
-        first, second = sorted((int(a[i]), int(b[i])))
-        raise DataError(f"docno {run.docno[second].decode('utf-8', 'replace')} retrieved twice for query "
-                        f"{run.qids[run.code[second]]} (first at line {run.line_of(first)})", run.source,
-                        run.line_of(second))
+    a, b = maybe[order[dup]], maybe[order[dup + 1]]
+    real = (key[a] == key[b]) & same(ids, a, ids, b)
+    if real.any():  # report the repeat that comes first in the file
+        ra, rb = rows[a[real]], rows[b[real]]
+        i = int(np.argmin(np.maximum(ra, rb)))
+        first, second = int(min(ra[i], rb[i])), int(max(ra[i], rb[i]))
+        raise DataError(f"docno {shown(run.docno[second])} retrieved twice for query "
+                        f"{shown(run.qids[run.code[second]].encode())} (first at line {run.line_of(first)})",
+                        run.source, run.line_of(second))
 
 
 # ---- the canonical stream ------------------------------------------------------------------
@@ -706,21 +691,19 @@ def joined_batches(joined: Joined, run: Run, qrels: Qrels, run_column: str | Non
     r_dest = offsets[:-1][np.repeat(np.arange(n_q), r_sizes)] + r_pos
     u_pos = np.arange(len(u_rows)) - offsets_from_sizes(u_sizes)[:-1][u_slot] if len(u_rows) else np.zeros(0, np.int64)
     u_dest = offsets[:-1][u_slot] + r_sizes[u_slot] + u_pos
-    item_bytes = np.empty(total, dtype=f"S{max(run.docno.dtype.itemsize, qrels.docno.dtype.itemsize)}")
-    item_bytes[r_dest] = run.docno[joined.row]
-    item_bytes[u_dest] = qrels.docno[u_rows]
+    items = np.empty(total, dtype=object)
+    items[r_dest] = run.docno.take(joined.row).decode()
+    items[u_dest] = qrels.docno.take(u_rows).decode()
     gold = np.full(total, np.nan)
     rel = joined.rel.astype(np.float64)
     # negative grades: the qrels value, not the internal code
     gold[r_dest] = np.where(joined.rel == NONPOOL, np.nan, rel)
     neg = joined.rel == UNJUDGED
     if neg.any():
-        gold[r_dest[neg]] = _negative_grades(joined, run, qrels, neg)
+        gold[r_dest[neg]] = qrels.grade[joined.qrels_row[neg]]
     gold[u_dest] = qrels.grade[u_rows]
     pred = np.full(total, np.nan)
     pred[r_dest] = -run.score[joined.row]
-    items = np.array(b"\n".join(item_bytes.tolist()).decode("utf-8").split("\n"), dtype=object) if total else \
-        np.empty(0, dtype=object)
     group = np.array([group_prefix + q for q in joined.qids], dtype=object)
     extra = {}
     if run_column is not None:
@@ -728,32 +711,29 @@ def joined_batches(joined: Joined, run: Run, qrels: Qrels, run_column: str | Non
     return Batch(group=group, offsets=offsets, item=items, gold=gold, pred=pred, extra=extra, source=run.source)
 
 
-def _negative_grades(joined, run, qrels, neg):
-    """The qrels grades (negative) of retrieved rows coded UNJUDGED."""
-    q_index = {q: i for i, q in enumerate(qrels.qids)}
-    slot = np.repeat(np.arange(joined.n_queries), joined.sizes)[neg]
-    out = np.empty(int(neg.sum()))
-    for i, (s, r) in enumerate(zip(slot.tolist(), joined.row[neg].tolist())):
-        q = q_index[joined.qids[s]]
-        lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
-        j = lo + int(np.searchsorted(qrels.docno[lo:hi], run.docno[r]))
-        out[i] = qrels.grade[j]
-    return out
-
-
 def read_trec(source, qrels=None, depth: int | None = None, all_queries: bool = False,
-              prefix_groups: bool = False, **_options):
+              prefix_groups: bool = False, report=None, **_options):
     """Reader for ``convert --from trec --qrels FILE RUN``: the canonical stream of a run
-    joined with its qrels (see :func:`joined_batches`), one batch per run file;
-    ``prefix_groups`` writes group ids ``TAG:QID``."""
+    joined with its qrels (see :func:`joined_batches`), one batch per part of the run;
+    ``prefix_groups`` writes group ids ``TAG:QID``. The run's queries without qrels are
+    left out, as trec_eval leaves them, and counted on stderr (``report``)."""
     if qrels is None:
         raise DataError("--from trec needs --qrels FILE (the judgments to join the run with)",
                         source_name(source))
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
-    tag = None
+    tag, skipped = None, 0
     for joined, run in stream_join(source, q, depth=depth, all_queries=all_queries):
         if joined is None:
-            raise DataError("a query's lines come after another query's; sort the run by query first "
-                            "(sort -s -k1,1)", source_name(source))
+            raise DataError(f"the lines of query {shown(run.qid.encode())} come back after another query's; sort "
+                            "the run by query first (sort -s -k1,1)", source_name(source), run.line)
         tag = tag or run.tag
+        skipped += joined.skipped_queries
         yield joined_batches(joined, run, q, run_column=tag, group_prefix=f"{tag}:" if prefix_groups else "")
+    if skipped:
+        (report or _warn)(f"{source_name(source)}: {skipped} queries without qrels skipped (as trec_eval)")
+
+
+def _warn(message: str) -> None:
+    from ..messages import warn
+
+    warn(message)

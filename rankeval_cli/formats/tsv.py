@@ -40,7 +40,7 @@ def read_tsv(source, empty_ok: bool = False, **_options) -> Iterator[Batch]:
     """
     name = source_name(source)
     with open_binary(source) as stream:
-        yield from _read_blocks(read_blocks(stream, name), name, empty_ok)
+        yield from _read_blocks(read_blocks(stream, name, skip_blank=True), name, empty_ok)
 
 
 def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
@@ -48,7 +48,9 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
 
     A group longer than a block is carried whole; blocks that plainly continue it
     are held unparsed (``held``) and joined once when the group ends, so a long
-    group costs one parse, not one per block.
+    group costs one parse, not one per block. Runs of blank lines are left out by
+    ``read_blocks``; a joined block whose pieces are not consecutive lines is then
+    numbered line by line (:func:`_joined_numbering`).
     """
     header = None
     carry, carry_line = b"", None
@@ -56,11 +58,13 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
     rows = False
     for block, first_line in blocks:
         if carry and held_lines <= validate.MAX_GROUP_ITEMS and _continues(carry, block, header):
-            held.append(block)
-            held_lines += block.count(b"\n")
+            lines = block.count(b"\n")
+            held.append((block, first_line, lines))
+            held_lines += lines
             continue
         if carry:
-            block, first_line = b"".join((carry, *held, block)), carry_line
+            pieces = [(carry, carry_line, None), *held, (block, first_line, None)]
+            block, first_line = b"".join(p[0] for p in pieces), _joined_numbering(pieces)
             held, held_lines = [], 0
         if header is None:
             header, block, first_line = _take_header(block, first_line, name)
@@ -72,7 +76,8 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
             rows = True
             yield batch
     if carry:
-        batch, _ = _parse_block(b"".join((carry, *held)), carry_line, header, name, final=True)
+        pieces = [(carry, carry_line, None), *held]
+        batch, _ = _parse_block(b"".join(p[0] for p in pieces), _joined_numbering(pieces), header, name, final=True)
         if batch is not None:
             rows = True
             yield batch
@@ -80,6 +85,43 @@ def _read_blocks(blocks, name: str, empty_ok: bool = False) -> Iterator[Batch]:
         yield empty_batch([c for c in header if c not in CORE], name)  # writers keep the extra columns
     if header is None and not empty_ok:
         raise DataError("empty input: expected a header line with columns group, item, gold, pred", name, 1)
+
+
+def _joined_numbering(pieces):
+    """The numbering of ``(block, numbering, newlines or None)`` pieces joined in order: the first
+    one's first line when they are consecutive lines (the usual case), else the number of every
+    line, as an int64 array."""
+    start = expected = pieces[0][1]
+    for k, (data, numbering, lines) in enumerate(pieces):
+        if isinstance(numbering, np.ndarray) or numbering != expected:
+            return np.concatenate([_line_numbers(n, d.count(b"\n") + (not d.endswith(b"\n"))) for d, n, _ in pieces])
+        if k + 1 < len(pieces):
+            expected = numbering + (data.count(b"\n") if lines is None else lines)
+    return start
+
+
+def _line_numbers(numbering, count: int) -> np.ndarray:
+    """Numbers of the first ``count`` lines of a block numbered from ``numbering`` (an int: its first
+    line; an array: every line's number)."""
+    if isinstance(numbering, np.ndarray):
+        return numbering[:count]
+    return numbering + np.arange(count, dtype=np.int64)
+
+
+def _lines_from(numbering, k: int):
+    """The numbering of a block's lines from its ``k``-th line on."""
+    return numbering[k:] if isinstance(numbering, np.ndarray) else numbering + k
+
+
+def _decoded(block: bytes, name: str, numbering) -> str:
+    """:func:`decode` for a block numbered either way."""
+    if not isinstance(numbering, np.ndarray):
+        return decode(block, name, numbering)
+    try:
+        return decode(block, name, 0)
+    except DataError as exc:
+        exc.line = int(numbering[exc.line])
+        raise
 
 
 def _take_header(block: bytes, first_line: int, name: str):
@@ -118,8 +160,11 @@ def _header_columns(text: str, name: str, first_line: int) -> list[str]:
     return columns
 
 
-def _parse_block(block: bytes, first_line: int, header: list[str], name: str, final: bool):
-    """Parse whole lines; hold back the last group (unless final) as carried bytes."""
+def _parse_block(block: bytes, first_line, header: list[str], name: str, final: bool):
+    """Parse whole lines; hold back the last group (unless final) as carried bytes.
+
+    ``first_line`` numbers the lines: the first one's number, or every line's (an array).
+    """
     if not block:
         return None, (b"", None)
     buf = np.frombuffer(block, dtype=np.uint8)
@@ -129,7 +174,7 @@ def _parse_block(block: bytes, first_line: int, header: list[str], name: str, fi
     newline = np.flatnonzero(buf == 10)
     ends = newline if (len(buf) and buf[-1] == 10) else np.append(newline, len(buf))
     starts = np.concatenate(([0], ends[:-1] + 1))
-    line_numbers = first_line + np.arange(len(ends), dtype=np.int64)
+    line_numbers = _line_numbers(first_line, len(ends))
     lengths = ends - starts
     blank = (lengths == 0) | ((lengths == 1) & (buf[np.minimum(starts, len(buf) - 1)] == 13))
     tabs = np.flatnonzero(buf == 9)
@@ -146,7 +191,8 @@ def _parse_block(block: bytes, first_line: int, header: list[str], name: str, fi
                         + separator_hint(line, len(header)), name, int(line_numbers[row]))
 
     bounds = _field_bounds(tabs, buf, starts[keep], ends[keep], len(header))
-    fields = _split_fields(decode(block, name, first_line), keep, len(ends))
+    fields = _split_fields(_decoded(block, name, first_line), keep, len(ends))
+    kept_lines = np.flatnonzero(keep)
     line_numbers, starts = line_numbers[keep], starts[keep]
     if not fields:
         return None, (b"", None)
@@ -160,7 +206,7 @@ def _parse_block(block: bytes, first_line: int, header: list[str], name: str, fi
     rows = len(group)
     if not final and len(group_starts):
         rows = int(group_starts[-1])
-        carry = (block[int(starts[rows]):], int(line_numbers[rows]))
+        carry = (block[int(starts[rows]):], _lines_from(first_line, int(kept_lines[rows])))
         if rows == 0:
             limit = validate.MAX_GROUP_ITEMS
             if len(group) > limit:  # fail before holding more of one group
@@ -179,7 +225,7 @@ _NOT_PLAIN = (b"\0", b"\r", b"\\")
 MAX_FIXED = 128
 
 
-def _parse_plain(block: bytes, buf: np.ndarray, first_line: int, header: list[str], name: str, final: bool):
+def _parse_plain(block: bytes, buf: np.ndarray, first_line, header: list[str], name: str, final: bool):
     """The fast path: a block of plain lines (:func:`_plain_field_ends`), else None."""
     ends = _plain_field_ends(block, buf, len(header))
     if ends is None:
@@ -203,9 +249,9 @@ def _parse_plain(block: bytes, buf: np.ndarray, first_line: int, header: list[st
         rows = int(group_starts[-1])
         if rows == 0:  # one group fills the block: carry it whole (the general path reports one too large)
             return None if len(group) > validate.MAX_GROUP_ITEMS else (None, (block, first_line))
-        carry = (block[int(starts[rows, 0]):], first_line + rows)
+        carry = (block[int(starts[rows, 0]):], _lines_from(first_line, rows))
         group_starts = group_starts[:-1]
-    line_numbers = first_line + np.arange(rows, dtype=np.int64)
+    line_numbers = _line_numbers(first_line, rows)
     numbers = {c: _numbers(buf, (starts, ends), header.index(c), rows, c, name, line_numbers)
                for c in ("gold", "pred") if c in header}
     column = {c: _strings(_fixed(padded, starts[:rows, i], lengths[:rows, i]))

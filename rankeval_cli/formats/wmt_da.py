@@ -17,13 +17,16 @@ Pairs come segment by segment in order of first appearance, and within a segment
 in file order of the first, then the second system. Group ids are
 ``lp:SEGID:BETTER:WORSE``. Extra columns: ``lp``, ``segment`` (SEGID), ``diff``
 (|Δ raw DA|) and the source columns ``SID``, ``RAW.SCR``, ``Z.SCR``, ``N`` of each item.
-The whole file is held in memory (DA files are small).
+The whole file is held in memory (a segment's rows may be anywhere in it), compactly:
+a text that repeats (system, SEGID, scores, N, SID) is kept once; pairs are made a
+chunk of segments at a time.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from array import array
 from typing import Callable, Iterator
 
 import numpy as np
@@ -53,16 +56,29 @@ def read_wmt_da(source, min_diff: float = 25.0, lp: str | None = None,
     if np.isnan(raw).any():
         raise DataError("RAW.SCR is empty", name, int(numbers[np.isnan(raw)][0]))
     rows, offsets = _by_segment(table, numbers, name)
-    first, second = _pairs(offsets)
-    first, second = rows[first], rows[second]
-    diff = np.abs(raw[first] - raw[second])
-    keep = diff >= min_diff
-    first, second, diff = first[keep], second[keep], diff[keep]
-    swap = raw[second] > raw[first]
-    better, worse = np.where(swap, second, first), np.where(swap, first, second)
-    for start in range(0, len(better), BATCH_ROWS // 2):
-        part = slice(start, start + BATCH_ROWS // 2)
-        yield _batch(table, numbers, lp, better[part], worse[part], diff[part], name)
+    for first, second in _pairs_in_chunks(offsets, BATCH_ROWS):  # pairs are made a chunk of segments at a time
+        first, second = rows[first], rows[second]
+        diff = np.abs(raw[first] - raw[second])
+        keep = diff >= min_diff
+        first, second, diff = first[keep], second[keep], diff[keep]
+        swap = raw[second] > raw[first]
+        better, worse = np.where(swap, second, first), np.where(swap, first, second)
+        for start in range(0, len(better), BATCH_ROWS // 2):
+            part = slice(start, start + BATCH_ROWS // 2)
+            yield _batch(table, numbers, lp, better[part], worse[part], diff[part], name)
+
+
+def _pairs_in_chunks(offsets: np.ndarray, pairs: int):
+    """:func:`_pairs` of consecutive runs of segments holding about ``pairs`` pairs each (in the same order)."""
+    sizes = np.diff(offsets)
+    cumulative = np.cumsum(sizes * (sizes - 1) // 2)
+    start = 0
+    while start < len(sizes):
+        done = cumulative[start - 1] if start else 0
+        stop = max(int(np.searchsorted(cumulative, done + pairs, side="right")), start + 1)
+        first, second = _pairs(offsets[start:stop + 1] - offsets[start])
+        yield first + offsets[start], second + offsets[start]
+        start = stop
 
 
 def lp_from_name(name: str) -> str:
@@ -75,8 +91,11 @@ def lp_from_name(name: str) -> str:
 
 
 def _read_rows(source, name: str):
-    numbers, fields, first = [], [], True
-    for number, text in iter_lines(source):
+    """(rows x 6 object array of the fields, int64 line numbers). Texts that repeat (every field
+    but Z.SCR) are kept once, each row pointing to them; rows are gathered in chunks."""
+    numbers, fields, chunks, first = array("q"), [], [], True
+    seen: list[dict] = [{} for _ in HEADER]
+    for number, text in iter_lines(source, skip_blank=True):
         parts = text.split()
         if not parts:
             continue
@@ -88,11 +107,23 @@ def _read_rows(source, name: str):
             raise DataError(f"expected 6 space-separated fields ({' '.join(HEADER)}), found {len(parts)}",
                             name, number)
         numbers.append(number)
-        fields.append(parts)
+        fields.append([p if k == 3 else seen[k].setdefault(p, p) for k, p in enumerate(parts)])
+        if len(fields) >= ROWS_PER_CHUNK:
+            chunks.append(_as_table(fields))
+            fields = []
+    chunks.append(_as_table(fields))
+    return np.concatenate(chunks), np.frombuffer(numbers, dtype=np.int64).copy()
+
+
+#: rows gathered as lists before they become an object array
+ROWS_PER_CHUNK = 1 << 16
+
+
+def _as_table(fields: list) -> np.ndarray:
     table = np.empty((len(fields), 6), dtype=object)
     if fields:
         table[:] = fields
-    return table, np.array(numbers, dtype=np.int64)
+    return table
 
 
 def _is_header(parts, name: str, number: int) -> bool:
@@ -108,24 +139,28 @@ def _by_segment(table, numbers, name: str):
     """Row order grouping rows by SEGID (first appearance, then file order) and group offsets."""
     if not len(table):
         return np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    _, first, seg = np.unique(table[:, 1].astype(str), return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    seg = rank[seg.ravel()]
+    seg = _codes(table[:, 1])  # by first appearance
     order = np.argsort(seg, kind="stable")
     _check_unique_systems(table, numbers, order, seg, name)
     return order, offsets_from_sizes(np.bincount(seg))
 
 
 def _check_unique_systems(table, numbers, order, seg, name: str) -> None:
-    _, sys_code = np.unique(table[:, 0].astype(str), return_inverse=True)
-    key = seg * (int(sys_code.max()) + 1) + sys_code.ravel()
+    sys_code = _codes(table[:, 0])
+    key = seg * (int(sys_code.max()) + 1) + sys_code
     sorted_rows = np.argsort(key, kind="stable")
     dup = np.flatnonzero(key[sorted_rows][1:] == key[sorted_rows][:-1])
     if len(dup):
         row = int(sorted_rows[dup[0] + 1])
         raise DataError(f"system {table[row, 0]} is scored twice on segment {table[row, 1]}", name,
                         int(numbers[row]))
+
+
+def _codes(texts: np.ndarray) -> np.ndarray:
+    """0, 1, ... for each distinct text in order of first appearance (the texts are kept once, as
+    they are: no fixed-width copy as wide as the longest)."""
+    index: dict = {}
+    return np.fromiter((index.setdefault(t, len(index)) for t in texts.tolist()), dtype=np.int64, count=len(texts))
 
 
 def _pairs(offsets: np.ndarray):

@@ -45,7 +45,7 @@ _TASK = re.compile(r"\s*\S+\s+([A-Za-z]+)-([A-Za-z]+)(?:\s+(.*?))?\s*")
 def read_wmt_rr(source, report: Callable[[str], None] | None = None) -> Iterator[Batch]:
     """Stream ranking batches from a WMT judgment CSV (a path, ``-`` or a file object)."""
     name = source_name(source)
-    lines = data_lines(iter_lines(source))
+    lines = data_lines(iter_lines(source, skip_blank=True))
     first = next(lines, None)
     if first is None:
         raise DataError("empty input: expected a WMT judgment CSV header", name, 1)
@@ -80,15 +80,20 @@ def split_csv(text: str, name: str | None = None, number: int | None = None) -> 
         raise DataError(f"malformed CSV line ({exc})", name, number) from None
 
 
+#: characters of text per run of lines (long lines make shorter runs)
+CHUNK_CHARS = 1 << 24
+
+
 def chunks(lines, size: int, name: str | None = None) -> Iterator[tuple[np.ndarray, list[list[str]]]]:
-    """(line numbers, split rows) in runs of ``size`` lines."""
-    numbers, rows = [], []
+    """(line numbers, split rows) in runs of ``size`` lines, or fewer that hold ``CHUNK_CHARS``."""
+    numbers, rows, held = [], [], 0
     for number, text in lines:
         numbers.append(number)
         rows.append(split_csv(text, name, number))
-        if len(rows) >= size:
+        held += len(text)
+        if len(rows) >= size or held >= CHUNK_CHARS:
             yield np.array(numbers, dtype=np.int64), rows
-            numbers, rows = [], []
+            numbers, rows, held = [], [], 0
     if rows:
         yield np.array(numbers, dtype=np.int64), rows
 

@@ -102,7 +102,7 @@ def load_scores(source, lps: Iterable[str] | None = None, keep_text: bool = Fals
     lp_keep: dict[int, bool] = {}
     parts: dict[str, list] = {}
     with open_binary(source) as stream:
-        for block, first_line in read_blocks(stream, name):
+        for block, first_line in read_blocks(stream, name, skip_blank=True):
             lines, numbers = _split_lines(block, first_line, name)
             if not lines:
                 continue

@@ -35,15 +35,15 @@ def summary_value(measure, run, settings) -> float:
 
 
 def summary_records(runs, measures, settings, resampling=None, attach_interval=None) -> list:
-    """One record per run and measure: run, measure, value, queries, signature; with
+    """One record per run and measure: system, measure, value, groups, signature; with
     ``resampling``, ``attach_interval(record, values)`` adds the interval of a mean
     (``(None, None)`` values for the summed counts)."""
     records = []
     for run in runs:
         for m in measures:
             values = run.values(m.name)
-            record = {"run": run.label, "measure": m.name, "value": summary_value(m, run, settings),
-                      "queries": len(values)}
+            record = {"system": run.label, "measure": m.name, "value": summary_value(m, run, settings),
+                      "groups": len(values)}
             extra = resampling.signature() if resampling is not None and not m.summed else {}
             if resampling is not None:
                 record = attach_interval(record, None if m.summed else values)
@@ -54,7 +54,7 @@ def summary_records(runs, measures, settings, resampling=None, attach_interval=N
 
 def per_query_records(run, measures) -> list:
     columns = {m.name: run.values(m.name).tolist() for m in measures}
-    return [{"run": run.label, "group": q, **{name: col[i] for name, col in columns.items()}}
+    return [{"system": run.label, "group": q, **{name: col[i] for name, col in columns.items()}}
             for i, q in enumerate(run.qids)]
 
 

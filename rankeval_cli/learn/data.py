@@ -118,10 +118,14 @@ def feature_matrix(batch: Batch, names: list[str]) -> np.ndarray:
 
 
 def _column(batch: Batch, name: str) -> np.ndarray:
+    """One feature column as floats; empty, non-numeric, non-finite and beyond ±1e300 are errors."""
+    from ..formats.validate import MAX_ABS_VALUE
+
     texts = batch.extra[name].tolist()
     try:
         values = np.array(texts, dtype=np.float64)
-        bad = ~np.isfinite(values)
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(values) <= MAX_ABS_VALUE)  # NaN and the infinities too
     except ValueError:
         values, bad = None, np.array([not is_number(t) for t in texts])
     if values is not None and not bad.any():
@@ -131,6 +135,9 @@ def _column(batch: Batch, name: str) -> np.ndarray:
     if texts[row] == "":
         raise DataError(f"feature {name!r} is missing (empty) for item {batch.item[row]!r}; every selected feature "
                         "needs a value on every item: fill it in or leave the column out of --features", source, line)
+    if values is not None and np.isfinite(values[row]):
+        raise DataError(f"feature {name!r}: {texts[row]!r} is outside the supported range (|value| <= 1e300)",
+                        source, line)
     what = "a finite number" if values is not None else "a number"
     raise DataError(f"feature {name!r}: {texts[row]!r} is not {what}", source, line)
 

@@ -47,8 +47,10 @@ class Model:
     training: dict = field(default_factory=dict)
 
     def scores(self, X: np.ndarray) -> np.ndarray:
-        """Model scores (higher = better) of raw feature rows."""
-        s, _ = self.scorer.scores(self.theta, self.scaler.transform(X))
+        """Model scores (higher = better) of raw feature rows; an overflow gives a non-finite
+        score (quietly: :func:`with_scores` reports it with its line)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            s, _ = self.scorer.scores(self.theta, self.scaler.transform(X))
         return s
 
     def to_dict(self) -> dict:
@@ -63,36 +65,25 @@ class Model:
         return "{\n" + ",\n".join(items) + "\n}\n"
 
     @classmethod
-    def from_dict(cls, obj: dict, source: str | None = None) -> "Model":
-        if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-            raise DataError(f"not a rankeval model file (expected \"format\": \"{FORMAT}\")", source)
-        if obj.get("version") != VERSION:
-            raise DataError(f"model file version {obj.get('version')!r} is not supported (this rankeval reads "
-                            f"version {VERSION})", source)
-        try:
-            features = list(obj["features"])
-            scaler = Scaler.from_dict(obj["scaling"])
-            d = len(features)
-            net = Linear(d) if obj["scorer"] == "linear" else MLP(d, int(obj["hyperparameters"]["hidden"]))
-            theta = net.pack(obj["weights"])
-            if len(scaler.mean) != d or len(scaler.std) != d or len(theta) != net.size:
-                raise ValueError("the scaling or weights do not match the number of features")
-            return cls(objective=obj["objective"], features=features, scaler=scaler, scorer=net, theta=theta,
-                       hyperparameters=dict(obj["hyperparameters"]), relevance=obj["relevance"],
-                       training=dict(obj.get("training", {})))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise DataError(f"malformed model file: {exc}", source) from None
+    def from_dict(cls, obj: dict, source: str | None = None, text: str | None = None) -> "Model":
+        """The model of a model file's object, every field checked (:mod:`.model_file`)."""
+        from .model_file import checked_parts
+
+        parts = checked_parts(obj, source, text)
+        d = len(parts["features"])
+        net = Linear(d) if parts["scorer"] == "linear" else MLP(d, parts["hidden"])
+        scaler = Scaler(np.array(parts["mean"], dtype=np.float64), np.array(parts["std"], dtype=np.float64))
+        return cls(objective=parts["objective"], features=list(parts["features"]), scaler=scaler, scorer=net,
+                   theta=net.pack(parts["weights"]), hyperparameters=dict(parts["hyperparameters"]),
+                   relevance=parts["relevance"], training=dict(parts["training"]))
 
 
 def load_model(path: str) -> Model:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            obj = json.load(handle)
-    except OSError as exc:
-        raise DataError(f"cannot open: {exc.strerror}", path) from None
-    except ValueError as exc:
-        raise DataError(f"not a JSON model file ({exc})", path) from None
-    return Model.from_dict(obj, path)
+    """The model in a model file (a path; gzip, bzip2 or xz allowed); anything else is a DataError."""
+    from .model_file import read_model_file
+
+    obj, text, name = read_model_file(path)
+    return Model.from_dict(obj, name, text)
 
 
 def settings(objective: str, **given) -> dict:
@@ -155,8 +146,22 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
 
 
 def with_scores(batch, scores: np.ndarray, **columns):
-    """The batch with pred = -score (lower = better) and the score in a ``score`` column (plus ``columns``)."""
+    """The batch with pred = -score (lower = better) and the score in a ``score`` column (plus ``columns``).
+
+    A score that is not a finite number (features so far outside the scale the model was
+    trained on that the arithmetic overflows) is an error at the item's line, never a blank.
+    """
     from ..formats.columns import format_numbers
+    from ..formats.validate import MAX_ABS_VALUE
+
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(scores) <= MAX_ABS_VALUE)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        source, line = batch.row_location(row)
+        what = "beyond ±1e300" if np.isfinite(scores[row]) else "not a finite number"
+        raise DataError(f"the model's score for item {batch.item[row]!r} is {what}: the model's weights and "
+                        "this item's features (far outside the training data's scale?) overflow", source, line)
 
     extra = dict(batch.extra)
     extra["score"] = format_numbers(scores)

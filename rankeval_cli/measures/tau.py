@@ -162,11 +162,11 @@ class GroupRows:
         return group_p(self.variant, self.tau, self.counts.n)
 
     def records(self) -> list[dict]:
-        """One dict per group: group, n, skipped, C, D, T_h, T_m, T_hm, tau, p."""
+        """One dict per group: group, items, skipped, C, D, T_h, T_m, T_hm, tau, p_independence."""
         c = self.counts
-        columns = {"group": self.group.tolist(), "n": c.n.tolist(), "skipped": c.skipped.tolist(),
+        columns = {"group": self.group.tolist(), "items": c.n.tolist(), "skipped": c.skipped.tolist(),
                    **{k: getattr(c, k).tolist() for k in _COUNTS},
-                   "tau": self.tau.tolist(), "p": self.p.tolist()}
+                   "tau": self.tau.tolist(), "p_independence": self.p.tolist()}
         return [dict(zip(columns, values)) for values in zip(*columns.values())]
 
 

@@ -188,7 +188,7 @@ def _id_codes(item, rows) -> np.ndarray:
     ids = np.asarray(item, dtype=object)[rows]
     if len(ids) == 0:
         return np.zeros(0)
-    _, codes = np.unique(ids.astype(str), return_inverse=True)
+    _, codes = np.unique(ids, return_inverse=True)  # str objects: code point order (no fixed-width copy)
     return codes.reshape(-1).astype(np.float64)
 
 
@@ -381,8 +381,7 @@ class MeanSummary:
         return self._sum.value / self.defined if self.defined else math.nan
 
     def as_dict(self) -> dict:
-        return {"measure": self.name, "value": self.mean, "groups": self.groups, "defined": self.defined,
-                "undefined": self.undefined, "blanks": self.blanks, "missing_pred": self.missing_pred}
+        return {"measure": self.name, "value": self.mean, "groups": self.defined, "undefined": self.undefined, "blanks": self.blanks, "missing_pred": self.missing_pred}
 
 
 def summarize(name: str, scores_iter) -> MeanSummary:

@@ -21,6 +21,7 @@ MEASURES = {
     "seg-pearson": ("seg", "pearson"),
     "seg-spearman": ("seg", "spearman"),
     "seg-kendall": ("seg", "kendall"),
+    "seg-pdp": ("seg", "pdp"),
     "sys-pearson": ("sys", "pearson"),
     "sys-spearman": ("sys", "spearman"),
     "sys-kendall": ("sys", "kendall"),
@@ -28,10 +29,14 @@ MEASURES = {
     "spa": ("spa", "spa"),
 }
 ALIASES = {"pairwise-accuracy": "sys-pa", "pa": "sys-pa", "acc": "sys-pa", "soft-pairwise-accuracy": "spa",
-           "sys-spa": "spa", "acc-eq": "seg-acc-eq", "seg-acc23": "seg-acc-eq", "acc23": "seg-acc-eq"}
+           "sys-spa": "spa", "pdp": "seg-pdp", "acc-eq": "seg-acc-eq", "seg-acc23": "seg-acc-eq", "acc23": "seg-acc-eq"}
 #: The WMT24 table: system-level pairwise accuracy and SPA, system Pearson, segment acc-eq with
 #: tie calibration grouped by item, segment Pearson without grouping and grouped by item.
 DEFAULT_MEASURES = ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pearson@none", "seg-pearson@item")
+#: The WMT24-25 task set (mt-metrics-eval tasks.WMT24, tasks.WMT25): per language pair SPA and
+#: tie-calibrated acc-eq grouped by item, equal weights; the measures of ``--task-weights wmt25``.
+WMT25_MEASURES = ("spa", "seg-acc-eq@item")
+WEIGHT_SCHEMES = ("uniform", "wmt23", "wmt25")
 GROUPINGS = ("none", "item", "system")
 
 
@@ -71,9 +76,11 @@ def parse_measure(text: str, average_by: str | None = None) -> Measure:
     return Measure(f"{base}@{grouping}", level, statistic, grouping)
 
 
-def parse_measures(texts, average_by: str | None = None) -> list[Measure]:
-    """Measures from repeatable, comma-separated ``-m`` values (default: the WMT24 table)."""
-    names = [n for t in texts for n in t.split(",") if n.strip()] if texts else list(DEFAULT_MEASURES)
+def parse_measures(texts, average_by: str | None = None, weights: str = "uniform") -> list[Measure]:
+    """Measures from repeatable, comma-separated ``-m`` values (default: the WMT24 table; with
+    ``weights="wmt25"`` the WMT25 task set)."""
+    default = WMT25_MEASURES if weights == "wmt25" else DEFAULT_MEASURES
+    names = [n for t in texts for n in t.split(",") if n.strip()] if texts else list(default)
     if not texts and average_by is not None:  # one grouping for every segment measure of the default
         names = [n.split("@")[0] for n in names]
     out = []
@@ -94,7 +101,40 @@ class Options:
     variant: str = "b"  # tau variant of seg-kendall / sys-kendall
     threshold: float = 0.05  # p-value at which a metric starts a new cluster
     early_stop: bool = True  # mt-metrics-eval's Task default: blocks of 100, stop when p < 0.02 or p > 0.5
-    weights: str = "uniform"  # uniform (WMT24) or wmt23 (pooled pairwise accuracy weighs as many lps)
+    weights: str = "uniform"  # WEIGHT_SCHEMES: every task, wmt23, or the WMT25 task set (task_weights)
+
+
+@dataclass
+class TaskInputs:
+    """What one task reads: the human scores and each metric's (those with the scores it needs)."""
+
+    kind: str  # pa (system scores, pooled over tables), sys, spa (segment matrices), seg
+    human: object
+    metrics: dict
+
+
+def task_inputs(tables, measure: Measure) -> TaskInputs | None:
+    """The inputs of ``measure`` on one table, or on all of them for pooled pairwise accuracy;
+    None when no metric has the scores it needs."""
+    if measure.level == "pa":
+        names = [n for n in tables[0].metric_names if all(t.metrics_sys.get(n) is not None for t in tables)]
+        metrics = {n: [t.metrics_sys[n] for t in tables] for n in names}
+        return TaskInputs("pa", [t.human_sys for t in tables], metrics) if metrics else None
+    (table,) = tables
+    if measure.level == "sys":
+        metrics = {n: table.metrics_sys[n] for n in table.metric_names if table.metrics_sys[n] is not None}
+        return TaskInputs("sys", table.human_sys, metrics) if metrics else None
+    metrics = {n: table.metrics[n] for n in table.metric_names if table.metrics[n] is not None}
+    return TaskInputs(measure.level, table.human, metrics) if metrics else None
+
+
+def _seg_options(measure: Measure, options: Options) -> dict:
+    """The segment-level options of ``measure`` (no None entries)."""
+    out = {"variant": _variant(measure, options)}
+    if measure.statistic == "accuracy":
+        out["epsilon"] = options.epsilon
+        out["calibrate"] = options.epsilon is None
+    return {k: v for k, v in out.items() if v is not None and v is not False}
 
 
 def compare_task(tables, measure: Measure, options: Options, rng):
@@ -106,40 +146,43 @@ def compare_task(tables, measure: Measure, options: Options, rng):
     """
     from .metaeval import compare, permutation
 
-    stop = permutation.MTME_EARLY_STOP if options.early_stop else None
-    common = dict(permutations=options.permutations, seed=rng, early_stop=stop, threshold=options.threshold,
-                  spa_permutations=options.permutations)
-    if measure.level == "pa":
-        names = [n for n in tables[0].metric_names if all(t.metrics_sys.get(n) is not None for t in tables)]
-        if not names:
-            return None
-        metrics = {n: [t.metrics_sys[n] for t in tables] for n in names}
-        return compare.compare_metrics([t.human_sys for t in tables], metrics, "accuracy", level="sys", **common)
-    (table,) = tables
-    if measure.level == "sys":
-        metrics = {n: table.metrics_sys[n] for n in table.metric_names if table.metrics_sys[n] is not None}
-        if not metrics:
-            return None
-        return compare.compare_metrics(table.human_sys, metrics, measure.statistic, level="sys",
-                                  variant=_variant(measure, options), **common)
-    metrics = {n: table.metrics[n] for n in table.metric_names if table.metrics[n] is not None}
-    if not metrics:
+    inputs = task_inputs(tables, measure)
+    if inputs is None:
         return None
-    if measure.level == "spa":
-        return compare.compare_metrics(table.human, metrics, "spa", level="sys", **common)
-    calibrate = measure.statistic == "accuracy" and options.epsilon is None
-    return compare.compare_metrics(table.human, metrics, measure.statistic, level="seg", average_by=measure.average_by,
-                              variant=_variant(measure, options),
-                              epsilon=options.epsilon if measure.statistic == "accuracy" else None,
-                              calibrate=calibrate, **common)
+    stop = permutation.MTME_EARLY_STOP if options.early_stop else None
+    common = dict(permutations=options.permutations, seed=rng, early_stop=stop, threshold=options.threshold)
+    if inputs.kind == "pa":
+        return compare.compare_metrics(inputs.human, inputs.metrics, "accuracy", level="sys", **common)
+    if inputs.kind == "sys":
+        return compare.compare_metrics(inputs.human, inputs.metrics, measure.statistic, level="sys",
+                                       variant=_variant(measure, options), **common)
+    if inputs.kind == "spa":
+        return compare.compare_metrics(inputs.human, inputs.metrics, "spa", level="sys", **common)
+    return compare.compare_metrics(inputs.human, inputs.metrics, measure.statistic, level="seg",
+                                   average_by=measure.average_by, **_seg_options(measure, options), **common)
 
 
 def _variant(measure: Measure, options: Options) -> str | None:
     return options.variant if measure.statistic == "kendall" else None
 
 
-def run_table(tables, measures: list[Measure], options: Options):
-    """({(lp, measure name): Comparison}, the average Comparison or None).
+@dataclass
+class TableResult:
+    """Every task's :class:`metaeval.Comparison` (key (lp, measure name); lp "all" for pooled pairwise
+    accuracy), the averaged tasks with their weights, the average, and the intervals if asked for:
+    ``intervals[key] = {metric: (low, high)}``, ``average_intervals = {metric: (low, high)}``."""
+
+    results: dict
+    keys: list
+    weights: list
+    average: object
+    intervals: dict | None = None
+    average_intervals: dict | None = None
+
+
+def run_table(tables, measures: list[Measure], options: Options, *, ci: float | None = None,
+              replicates: int = 1000, workers: int | None = None, scheduler: str | None = None) -> TableResult:
+    """Every task, the average over tasks, and with ``ci`` the bootstrap intervals (:func:`table_intervals`).
 
     Per-lp tasks for every measure; with several language pairs, pairwise
     accuracy also pooled over them (key ``("all", "sys-pa")``), and that pooled
@@ -159,19 +202,81 @@ def run_table(tables, measures: list[Measure], options: Options):
             results[("all", measure.name)] = compare_task(tables, measure, options, rng)
     keys = [(lp, name) for (lp, name), r in results.items()
             if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
+    if options.weights == "wmt25":
+        keys = [(lp, name) for lp, name in keys if name in WMT25_MEASURES]
     tasks = [results[k] for k in keys]
     weights = task_weights(keys, len(tables), options.weights)
     average = average_comparison(tasks, weights, threshold=options.threshold) if tasks else None
-    return results, average
+    out = TableResult(results, keys, weights, average)
+    if ci is not None:
+        table_intervals(out, tables, measures, options, ci, replicates, workers, scheduler)
+    return out
+
+
+def table_intervals(table: TableResult, tables, measures, options: Options, level: float, replicates: int,
+                    workers: int | None = None, scheduler: str | None = None) -> None:
+    """Percentile bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
+
+    Segment-level tasks resample the segments of their language pair, system-level ones
+    (correlations of system scores, pairwise accuracy, SPA) its systems; every task of a
+    language pair that resamples the same units draws the same resamples (seed ``--seed``),
+    and the pooled pairwise accuracy uses each language pair's system resamples. Replicate
+    r of the average is the weighted average of the tasks' replicates r.
+    """
+    import numpy as np
+
+    from .metaeval import intervals as iv
+
+    by_lp = {t.lp: t for t in tables}
+    measure_by_name = {m.name: m for m in measures}
+    jobs, job_keys = [], []
+    for (lp, name), comparison in table.results.items():
+        if comparison is None:
+            continue
+        measure = measure_by_name[name]
+        group = tables if lp == "all" else [by_lp[lp]]
+        inputs = task_inputs(group, measure)
+        names = list(inputs.metrics)
+        scores = [inputs.metrics[n] for n in names]
+        systems = [(t.lp, "systems") for t in group], [len(t.systems) for t in group]
+        if inputs.kind == "pa":
+            job = iv.Job("pa", inputs.human, scores, *systems)
+        elif inputs.kind == "sys":
+            job = iv.Job("sys", inputs.human, scores, *systems, statistic=measure.statistic,
+                         variant=_variant(measure, options))
+        elif inputs.kind == "spa":
+            job = iv.Job("spa", inputs.human, scores, *systems)
+        else:
+            spec = iv.SegSpec(measure.statistic, measure.average_by, _seg_options(measure, options))
+            job = iv.Job("seg", inputs.human, scores, [(lp, "segments")], [group[0].human.shape[1]], spec=spec)
+        jobs.append(job)
+        job_keys.append(((lp, name), names))
+    values = iv.run_jobs(jobs, replicates, options.seed, workers=workers, scheduler=scheduler)
+    table.intervals = {}
+    draws = {}
+    for (key, names), reps in zip(job_keys, values):
+        low, high = iv.percentiles(reps, level)
+        table.intervals[key] = {n: (float(lo), float(hi)) for n, lo, hi in zip(names, low, high)}
+        draws[key] = {n: reps[:, k] for k, n in enumerate(names)}
+    table.average_intervals = {}
+    if table.average is not None:
+        names = list(table.average.names)
+        avg = np.zeros((replicates, len(names)))
+        for key, w in zip(table.keys, table.weights):
+            lo, hi = table.results[key].range
+            avg += np.column_stack([w * (draws[key][n] - lo) / (hi - lo) for n in names])
+        low, high = iv.percentiles(avg, level)
+        table.average_intervals = {n: (float(a), float(b)) for n, a, b in zip(names, low, high)}
 
 
 def task_weights(keys, n_lps: int, scheme: str) -> list[float]:
     """Weights of the averaged tasks, summing to 1.
 
-    ``uniform``: all equal (WMT24-25). ``wmt23``: pairwise accuracy (pooled over the
+    ``uniform``: all equal. ``wmt23``: pairwise accuracy (pooled over the
     language pairs) weighs as many as there are language pairs, every other task 1
     (WMT23, Freitag et al. 2023; with its four statistics this is mt-metrics-eval's
-    ``wmt23_weights``).
+    ``wmt23_weights``). ``wmt25``: all equal, ``keys`` being the WMT25 task set (per
+    language pair SPA and acc-eq by item; mt-metrics-eval ``tasks.WMT25``).
     """
     raw = [float(n_lps) if scheme == "wmt23" and name == "sys-pa" else 1.0 for _, name in keys]
     total = sum(raw)

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 
 TOLERANCE = 1e-9  # absolute; every compared value lies in [-1, 1]
+#: trec_eval prints 4 decimals: a value read from its output is within half a unit of the 4th
+PRINTED = 0.5e-4 + 1e-12
 
 
 @dataclass
@@ -43,6 +45,15 @@ def tsv_value(result, measure: str, column: str = "value") -> float:
 
 def json_value(result, key: str = "value") -> float:
     return float(result.inner[key])
+
+
+def trec_eval_value(result, measure: str, query: str = "all") -> float:
+    """A value of trec_eval's output (``measure<TAB>query<TAB>value`` lines)."""
+    for line in result.output.read_text(encoding="utf-8").splitlines():
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) == 3 and fields[0] == measure and fields[1] == query:
+            return float(fields[2])
+    raise KeyError(f"no line {measure} {query} in {result.output}")
 
 
 # (label, configuration, (our case, our extractor), (their case, their extractor))
@@ -91,6 +102,11 @@ def _specs():
         for m in ("nDCG@10", "RR@10", "AP", "R@1000"):
             specs.append((f"W5t {peer} {m}", "tie-free copy of the run",
                           ("W5t/report", ours["value"](m)), (f"W5/{peer}", lambda r, m=m: json_value(r, m))))
+    for suffix, kind in (("", "binary"), ("-graded", "graded")):
+        for m, name in (("nDCG@10", "ndcg_cut_10"), ("AP", "map"), ("R@1000", "recall_1000")):
+            specs.append((f"W5 trec_eval {name} ({kind})", "the binary's output, printed to 4 decimals",
+                          (f"W5/report{suffix}", ours["value"](m)),
+                          (f"W5/trec_eval{suffix}", lambda r, name=name: trec_eval_value(r, name)), PRINTED))
     return specs
 
 
@@ -100,7 +116,7 @@ def _ranx_value(metric: str):
 
 def run_checks(results: dict) -> list[Check]:
     checks = []
-    for label, config, (our_key, ours), (their_key, theirs) in _specs():
+    for label, config, (our_key, ours), (their_key, theirs), *tolerance in _specs():
         check = Check(label, config)
         a, b = results.get(our_key), results.get(their_key)
         if a is None or b is None:
@@ -113,7 +129,7 @@ def run_checks(results: dict) -> list[Check]:
             except (KeyError, ValueError, OSError) as exc:
                 check.status = f"unreadable: {exc}"
             else:
-                same = math.isclose(check.ours, check.theirs, rel_tol=0, abs_tol=TOLERANCE)
+                same = math.isclose(check.ours, check.theirs, rel_tol=0, abs_tol=(tolerance or [TOLERANCE])[0])
                 check.status = "same" if same else "DIFFERENT"
         checks.append(check)
     checks.extend(_roundtrip(results))
@@ -132,5 +148,17 @@ def _roundtrip(results: dict) -> list[Check]:
             check.status = "same" if same else "DIFFERENT"
         else:
             check.status = f"not run ({back.status})"
+        out.append(check)
+    for suffix, what in (("", "four measures, binary qrels"), ("-graded", "four measures, graded qrels"),
+                         ("-all", "-m all_trec")):
+        ours, theirs = results.get(f"W5/rk-trec_eval{suffix}"), results.get(f"W5/trec_eval{suffix}")
+        if ours is None or theirs is None:
+            continue
+        check = Check(f"W5 rankeval trec_eval = trec_eval ({what})", "byte-identical output")
+        if ours.ok and theirs.ok:
+            check.status = "same" if filecmp.cmp(ours.output, theirs.output, shallow=False) else "DIFFERENT"
+        else:
+            why = "; ".join(f"{r.case.key}: {r.status}" for r in (ours, theirs) if not r.ok)
+            check.status = f"not run ({why})"
         out.append(check)
     return out

@@ -65,6 +65,10 @@ class Availability:
 
     def _probe(self, need: str) -> str | None:
         kind, _, name = need.partition(":")
+        if kind == "exe":  # a program given by path (trec_eval)
+            if not name:
+                return "no binary given (--trec-eval PATH or RANKEVAL_TREC_EVAL)"
+            return None if os.path.isfile(name) and os.access(name, os.X_OK) else f"{name} is not an executable file"
         if kind == "py":
             return None if importlib.util.find_spec(name) else f"Python module {name} not installed"
         help_of = "convert" if kind == "reader" else name

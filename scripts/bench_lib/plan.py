@@ -183,12 +183,42 @@ def substitute(case: Case, out_dir: Path) -> Case:
 
 
 W5_MEASURES = ("-m", "nDCG@10", "-m", "RR@10", "-m", "AP", "-m", "R@1000")
+#: the same four measures in trec_eval's spelling (trec_eval has no RR@10: recip_rank instead)
+TREC_EVAL_MEASURES = ("-m", "map", "-m", "ndcg_cut.10", "-m", "recip_rank", "-m", "recall.1000")
 
 
-def w5_cases(rk, w5) -> list[Case]:
+def w5_cases(rk, w5, trec_eval: Path | None = None) -> list[Case]:
     """MS MARCO-sized TREC files: rankeval report against pytrec_eval (its C parsers and
     evaluation), ir_measures and ranx (on the tie-free copy: they break ties otherwise),
-    and pyarrow merely loading the run."""
+    pyarrow merely loading the run, and the trec_eval binary the user names (four
+    measures, graded qrels, ``-m all_trec``) next to ``rankeval trec_eval`` with the same
+    arguments."""
+    return _w5_peer_cases(rk, w5) + _w5_trec_eval_cases(rk, w5, trec_eval)
+
+
+def _w5_trec_eval_cases(rk, w5, trec_eval: Path | None) -> list[Case]:
+    binary = str(trec_eval or "")
+    needs = (f"exe:{binary}",)
+    ours = ("cmd:trec_eval",)
+    runs = (("", "binary", w5.qrels), ("-graded", "graded", w5.qrels_graded))
+    cases = []
+    for suffix, kind, qrels in runs:
+        cases.append(Case(f"W5/trec_eval{suffix}", "W5", f"trec_eval {' '.join(TREC_EVAL_MEASURES[1::2])} ({kind})",
+                          [binary, *TREC_EVAL_MEASURES, qrels, w5.run], tool="trec_eval", needs=needs,
+                          out=f"w5-trec_eval{suffix}.txt"))
+        cases.append(Case(f"W5/rk-trec_eval{suffix}", "W5", f"rankeval trec_eval, the same arguments ({kind})",
+                          rankeval_argv(rk, "trec_eval", *TREC_EVAL_MEASURES, qrels, w5.run), needs=ours,
+                          out=f"w5-rk-trec_eval{suffix}.txt"))
+    cases.append(Case("W5/trec_eval-all", "W5", "trec_eval -m all_trec (binary)",
+                      [binary, "-m", "all_trec", w5.qrels, w5.run], tool="trec_eval", needs=needs,
+                      out="w5-trec_eval-all.txt"))
+    cases.append(Case("W5/rk-trec_eval-all", "W5", "rankeval trec_eval -m all_trec (binary)",
+                      rankeval_argv(rk, "trec_eval", "-m", "all_trec", w5.qrels, w5.run), needs=ours,
+                      out="w5-rk-trec_eval-all.txt"))
+    return cases
+
+
+def _w5_peer_cases(rk, w5) -> list[Case]:
     report = lambda qrels, run: rankeval_argv(rk, "report", *W5_MEASURES, "--qrels", qrels, run)  # noqa: E731
     peer = lambda tool, qrels, run, *more: [PY, PEERS, tool, run, "--qrels", qrels, *more]  # noqa: E731
     return [

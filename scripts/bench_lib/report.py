@@ -62,6 +62,19 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
     return t
 
 
+def _memory_target(results, label, key, other_key, limit) -> Target:
+    """peak RSS of ``key`` / that of ``other_key`` <= limit."""
+    t = Target(label, f"≤ {limit:g}×")
+    mine, other = _get(results, key), _get(results, other_key)
+    if mine and other:
+        ratio = mine.peak / other.peak
+        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
+        t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
+    else:
+        t.detail = _why(results, key if not mine else other_key)
+    return t
+
+
 def _why(results, key) -> str:
     r = results.get(key)
     return "not selected" if r is None else r.status
@@ -113,13 +126,15 @@ def targets(results: dict) -> list[Target]:
                                    "W5/pytrec-long", 3))
         for peer in ("irm", "ranx-warm", "ranx"):
             out.append(_speedup_target(results, f"W5 report vs {peer}", "W5/report", f"W5/{peer}", 1, strict=True))
-        mine, other = _get(results, "W5/report"), _get(results, "W5/pytrec")
-        t = Target("W5 report: peak RSS vs pytrec_eval", "≤ 0.25×")
-        if mine and other:
-            ratio = mine.peak / other.peak
-            t.measured, t.met = f"{ratio:.2f}×", ratio <= 0.25
-            t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
-        out.append(t)
+        out.append(_memory_target(results, "W5 report: peak RSS vs pytrec_eval", "W5/report", "W5/pytrec", 0.25))
+    if "W5/trec_eval" in results:
+        out.append(_speedup_target(results, "W5 report vs trec_eval (four measures)", "W5/report", "W5/trec_eval", 3))
+        out.append(_speedup_target(results, "W5 rankeval trec_eval vs trec_eval (four measures)", "W5/rk-trec_eval",
+                                   "W5/trec_eval", 3))
+        out.append(_speedup_target(results, "W5 rankeval trec_eval -m all_trec vs trec_eval", "W5/rk-trec_eval-all",
+                                   "W5/trec_eval-all", 3))
+        out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
+                                  "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]

@@ -86,7 +86,26 @@ def scan(elements, name, gold_attr, pred_attr, pred_higher_better, keep_text) ->
                 counts[tag] += 1
         if not systems:
             raise DataError("<judgedsentence> has no <tgt> items", name, elem.sourceline)
+    _check_attributes(layout, name)
     return layout
+
+
+def _check_attributes(layout: Layout, name: str) -> None:
+    """A --pred-attr (or a --gold-attr other than rank) that no <tgt> has is a typo, not a column of
+    blanks: an error naming the nearest attribute the file has."""
+    if not layout.tgt:
+        return
+    for option, attr in (("--pred-attr", layout.pred_attr), ("--gold-attr", layout.gold_attr)):
+        if attr is None or attr in layout.tgt or option == "--gold-attr" and attr == "rank":
+            continue
+        import difflib
+
+        known = [a for a in layout.tgt if a != "system"]
+        lowered = {a.lower(): a for a in reversed(known)}
+        near = [lowered[m] for m in difflib.get_close_matches(attr.lower(), list(lowered), n=1, cutoff=0.5)]
+        listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "") if known else "none but system"
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise DataError(f"no <tgt> has the attribute {attr!r} ({option}){hint} (the <tgt> attributes: {listed})", name)
 
 
 def _add_names(names: dict, elem, name: str) -> None:

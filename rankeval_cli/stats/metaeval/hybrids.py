@@ -15,7 +15,7 @@ from ...batch import group_index, offsets_from_sizes
 from ...measures.tau import numerator_denominator, ratio
 from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
 from .cells import average_groups
-from .segment import check_statistic, group_values
+from .segment import check_statistic, group_values, pdp_values
 from .system import SPA_SEED, pairwise_p_values, permutation_signs
 
 #: Groups up to this size use per-pair categories in permutation trials.
@@ -340,12 +340,28 @@ class SpaStatistic:
         stacked = np.ascontiguousarray(seg.reshape(K * n_sys, n_seg))
         partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
-        err = np.zeros(K)
-        for i, j in zip(*self.iu):
+        gaps = np.empty((K, len(self.iu[0])))
+        for k, (i, j) in enumerate(zip(*self.iu)):
             null = partial[:, :, i] - partial[:, :, j]
             p = np.sum(null >= (sys_scores[:, i] - sys_scores[:, j]), axis=0) / R
-            err += np.abs(self.human_p[i, j] - p)
-        return 1.0 - err / len(self.iu[0])
+            gaps[:, k] = np.abs(self.human_p[i, j] - p)
+        # row by row, numpy's mean over the pairs in triu order: pce.py's compute_one_minus_pce
+        return 1.0 - np.mean(gaps, axis=1)
+
+    def hybrid_values(self, ms1, ms2, bits):
+        return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
+
+
+class PdpStatistic:
+    """Pairwise-difference Pearson of many metric rows (:func:`.segment.pdp_values`; 0 where undefined)."""
+
+    def __init__(self, human, offsets):
+        self.human = np.asarray(human, np.float64)
+        self.offsets = np.asarray(offsets, np.int64)
+
+    def values(self, M) -> np.ndarray:
+        r = pdp_values(self.human, M, self.offsets)
+        return np.where(np.isnan(r), 0.0, r)
 
     def hybrid_values(self, ms1, ms2, bits):
         return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))
@@ -355,6 +371,12 @@ def make_cell_statistic(statistic, human, offsets, *, variant=None, epsilon=None
                         min_human_diff=None, undefined_as_zero=False, weighting="plain"):
     """The fastest exact evaluator of a segment-level statistic for many hybrid metrics."""
     statistic, variant = check_statistic(statistic, variant)
+    if statistic == "pdp":
+        if (variant, epsilon, calibrate, min_human_diff, undefined_as_zero, weighting) != \
+                (None, None, False, None, False, "plain"):
+            raise ValueError("pdp takes no variant, epsilon, calibration, min_human_diff, undefined_as_zero "
+                             "or weighting")
+        return PdpStatistic(human, offsets)
     sizes = np.diff(np.asarray(offsets))
     if (statistic == "kendall" and variant != "c" and not calibrate and len(sizes)
             and sizes.max() <= PAIR_PATH_MAX_GROUP):

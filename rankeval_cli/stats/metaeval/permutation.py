@@ -35,8 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...batch import group_index, offsets_from_sizes
-from ...measures.tau import canonical_variant
-from .cells import Cells, as_matrix, complete_segments, grouped_cells
+from ...measures.tau import canonical_variant, ratio
+from .calibration import MAX_PAIRS
+from .cells import Cells, as_matrix, average_groups, complete_segments, grouped_cells
 from .hybrids import PairStatistic, SpaStatistic, make_cell_statistic
 from .segment import seg_statistic
 from .system import SPA_SEED, as_lp_list
@@ -137,13 +138,16 @@ def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_
     if variant == "c":
         raise ValueError("tau-c is not defined on swapped pairs (it depends on the scores)")
     offsets = np.asarray(offsets, np.int64)
+    n = np.diff(offsets)
+    if int((n * (n - 1) // 2).sum()) > MAX_PAIRS:
+        return _pairwise_permutation_by_counts(human, a, b, offsets, variant, epsilon_a, epsilon_b, permutations,
+                                               rng, early_stop, undefined_as_zero)
     st_a = PairStatistic(variant, human, offsets, epsilon=epsilon_a, undefined_as_zero=undefined_as_zero)
     st_b = PairStatistic(variant, human, offsets, epsilon=epsilon_b, undefined_as_zero=undefined_as_zero)
     cat_a = st_a.categories(np.asarray(a, np.float64)[st_a.i], np.asarray(a, np.float64)[st_a.j])
     cat_b = st_b.categories(np.asarray(b, np.float64)[st_b.i], np.asarray(b, np.float64)[st_b.j])
     delta = float(st_a.tau_of_categories(cat_a[None])[0] - st_a.tau_of_categories(cat_b[None])[0])
     # position of bit (i, j) of each pair in a trial's concatenated n_g × n_g draws
-    n = np.diff(offsets)
     square_start = offsets_from_sizes(n * n)[:-1]
     g = group_index(offsets)[st_a.i]
     bit_pos = np.where(st_a.real, square_start[g] + (st_a.i - offsets[g]) * n[g] + (st_a.j - offsets[g]), 0)
@@ -163,6 +167,85 @@ def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_
                     if p < early_stop.early_min or p > early_stop.early_max:
                         return PermutationResult(large / done, delta, done, np.array(draws))
     return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
+
+
+def _pairwise_permutation_by_counts(human, a, b, offsets, variant, epsilon_a, epsilon_b, permutations, rng,
+                                    early_stop, undefined_as_zero) -> PermutationResult:
+    """The pairwise-comparison test of eq or acc-eq on groups too large to hold their pairs.
+
+    Both statistics count, per group, the pairs in C or T_hm ("good"); eq = (2 good - P)/P,
+    acc-eq = good/P. Only the pairs good for exactly one metric depend on the swaps: with
+    K_a of them good for a only and K_b for b only, the first hybrid of a trial is good on
+    X_a ~ Binomial(K_a, 1/2) of the first and X_b ~ Binomial(K_b, 1/2) of the second (the
+    second hybrid on the rest) — the distribution of pairwise swaps with independent fair
+    bits, drawn per group and trial instead of one bit per pair. The counts come from the
+    pairs enumerated in bounded chunks. Same early stopping as :func:`pairwise_permutation`.
+    """
+    if variant not in ("eq", "acc-eq"):
+        raise ValueError(f"groups of more than {MAX_PAIRS} pairs: the pairwise test supports eq and acc-eq, "
+                         f"not {variant!r}")
+    n = np.diff(offsets)
+    pairs = n * (n - 1) // 2
+    both, only_a, only_b = _joint_good_counts(human, a, b, offsets, epsilon_a, epsilon_b)
+
+    def value(good):
+        num_den = (good if variant == "acc-eq" else 2 * good - pairs, np.broadcast_to(pairs, good.shape))
+        K = good.shape[0]
+        return average_groups(ratio(*num_den), np.broadcast_to(n, (K, len(n))), num_den[1], ratio_of=num_den,
+                              undefined_as_zero=undefined_as_zero)[0]
+
+    delta = float(value((both + only_a)[None])[0] - value((both + only_b)[None])[0])
+    draws, large, done = [], 0, 0
+    for step in _chunks(permutations, 2 * len(n), early_stop):
+        x_a = rng.binomial(only_a, 0.5, size=(step, len(n)))
+        x_b = rng.binomial(only_b, 0.5, size=(step, len(n)))
+        c1 = value(both + x_a + x_b)
+        c2 = value(both + (only_a - x_a) + (only_b - x_b))
+        for r in range(step):
+            done += 1
+            draws.append((c2[r], c1[r]))
+            if c2[r] - c1[r] >= delta:
+                large += 1
+                if early_stop and done % early_stop.block_size == 0:
+                    p = large / done
+                    if p < early_stop.early_min or p > early_stop.early_max:
+                        return PermutationResult(large / done, delta, done, np.array(draws))
+    return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
+
+
+#: Pairs enumerated at once when counting pair categories of large groups.
+PAIR_CHUNK = 1 << 20
+
+
+def _joint_good_counts(human, a, b, offsets, epsilon_a, epsilon_b):
+    """Per group, the pairs in C or T_hm for both metrics, for a only, for b only (each metric with its
+    own tie threshold), the pairs enumerated ``PAIR_CHUNK`` at a time."""
+    human, a, b = (np.asarray(x, np.float64) for x in (human, a, b))
+    gid = group_index(offsets)
+    earlier = np.arange(len(human)) - offsets[gid]  # pairs (i, j), i < j, of each cell j
+    ends = np.cumsum(earlier)
+    G = len(offsets) - 1
+    both, only_a, only_b = (np.zeros(G, np.int64) for _ in range(3))
+    first = 0
+    while first < len(human):
+        last = int(np.searchsorted(ends, (ends[first - 1] if first else 0) + PAIR_CHUNK, side="right"))
+        last = max(last, first + 1)
+        js = np.arange(first, last)
+        k = earlier[js]
+        j = np.repeat(js, k)
+        i = offsets[gid[j]] + np.arange(len(j)) - np.repeat(np.cumsum(k) - k, k)
+        hsign = np.sign(human[j] - human[i])
+        good = []
+        for x, eps in ((a, epsilon_a), (b, epsilon_b)):
+            d = x[j] - x[i]
+            tie = np.abs(d) <= eps
+            good.append(np.where(tie, hsign == 0, (hsign != 0) & (np.sign(d) == hsign)))
+        g = gid[j]
+        both += np.bincount(g, weights=good[0] & good[1], minlength=G).astype(np.int64)
+        only_a += np.bincount(g, weights=good[0] & ~good[1], minlength=G).astype(np.int64)
+        only_b += np.bincount(g, weights=~good[0] & good[1], minlength=G).astype(np.int64)
+        first = last
+    return both, only_a, only_b
 
 
 def lp_cells(human, a, b) -> Cells:

@@ -16,10 +16,10 @@ import numpy as np
 from ...batch import group_index
 from ...measures.pairs import pair_counts
 from ...measures.tau import CALIBRATED, canonical_variant, group_tau
-from .calibration import calibrated_counts, counts_from_categories, num_den, pair_categories
+from .calibration import calibrated_counts, counts_at, num_den
 from .cells import average_groups, grouped_cells, ranks_within_groups, segment_sums
 
-STATISTICS = ("pearson", "spearman", "kendall", "accuracy")
+STATISTICS = ("pearson", "spearman", "kendall", "accuracy", "pdp")
 
 
 def check_statistic(statistic: str, variant: str | None) -> tuple[str, str | None]:
@@ -90,9 +90,16 @@ class GroupValues:
 
 
 def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=None, calibrate=False,
-                 min_human_diff=None, weighting="plain") -> GroupValues:
-    """The statistic of every group of cells (no missing values here)."""
+                 min_human_diff=None, weighting="plain", copies=None) -> GroupValues:
+    """The statistic of every group of cells (no missing values here).
+
+    ``copies`` (per group; bootstrap resamples): pairs formed by two copies of one cell. They
+    are ties in both scores at any threshold and are no pairs of the sample, so Kendall
+    variants leave them out (T_hm and the pair counts lose them).
+    """
     statistic, variant = check_statistic(statistic, variant)
+    if statistic == "pdp":
+        raise ValueError("pdp is one value pooled over the groups (pdp_values), not a statistic per group")
     offsets = np.asarray(offsets, np.int64)
     n = np.diff(offsets)
     all_pairs = n * (n - 1) // 2
@@ -106,22 +113,34 @@ def group_values(statistic, human, metric, offsets, *, variant=None, epsilon=Non
     if calibrate and epsilon is not None:
         raise ValueError("give epsilon or calibrate, not both")
     pair_level = calibrate or min_human_diff is not None or (epsilon is not None and epsilon > 0)
+    if copies is not None and (min_human_diff is not None and min_human_diff > 0):
+        copies = None  # copies differ by 0 in human scores: already left out
     if not pair_level:
-        counts = pair_counts(human, metric, offsets)
-        return GroupValues(group_tau(variant, counts), n, counts.pairs, counts, epsilon, num_den(variant, counts))
+        counts = _without_copies(pair_counts(human, metric, offsets), copies)
+        pairs = counts.pairs if copies is None else counts.pairs - copies
+        return GroupValues(group_tau(variant, counts), n, pairs, counts, epsilon, num_den(variant, counts))
     if variant == "c":
         raise ValueError("tau-c is not defined with epsilon, calibration or min_human_diff "
                          "(its denominator counts distinct values)")
     if calibrate:
+        pairs = None if copies is None else all_pairs - copies
         counts, epsilon = calibrated_counts(variant, human, metric, offsets, weighting=weighting,
-                                            min_human_diff=min_human_diff)
+                                            min_human_diff=min_human_diff, pairs=pairs)
     else:
-        group, category, _, _, _ = pair_categories(human, metric, offsets, epsilon=epsilon,
-                                                   min_human_diff=min_human_diff)
-        counts = counts_from_categories(group, category, len(n), n)
+        counts = counts_at(human, metric, offsets, epsilon or 0.0, min_human_diff=min_human_diff)
+    counts = _without_copies(counts, copies)
     kept = counts.C + counts.D + counts.T_h + counts.T_m + counts.T_hm
-    return GroupValues(group_tau(variant, counts), n, counts.pairs if min_human_diff is None else kept, counts,
-                       epsilon, num_den(variant, counts))
+    return GroupValues(group_tau(variant, counts), n, kept if (min_human_diff is not None or copies is not None)
+                       else counts.pairs, counts, epsilon, num_den(variant, counts))
+
+
+def _without_copies(counts, copies):
+    """The counts without the pairs of copies of one cell (all in T_hm)."""
+    if copies is None:
+        return counts
+    from dataclasses import replace
+
+    return replace(counts, T_hm=counts.T_hm - copies)
 
 
 @dataclass
@@ -143,11 +162,22 @@ def seg_statistic(human, metric, statistic: str = "pearson", average_by: str = "
     """Segment-level ``statistic`` of a metric against human scores, grouped by ``average_by``.
 
     ``statistic``: pearson, spearman, kendall (``variant`` as rankeval's tau
-    variants, default b = scipy / mt-metrics-eval), accuracy (= kendall acc-eq).
+    variants, default b = scipy / mt-metrics-eval), accuracy (= kendall acc-eq),
+    pdp (:func:`pdp_values`: one value pooled over the groups, not an average).
     ``calibrate`` chooses the metric tie threshold ε maximizing the average
     (eq, acc-eq; mt-metrics-eval's KendallWithTiesOpt with sample_rate 1).
     """
     cells = grouped_cells(human, [metric], average_by)
+    if statistic.lower() == "pdp":
+        if (variant, epsilon, calibrate, min_human_diff, undefined_as_zero, weighting) != \
+                (None, None, False, None, False, "plain"):
+            raise ValueError("pdp is one Pearson's r pooled over the groups: it takes no variant, epsilon, "
+                             "calibration, min_human_diff, undefined_as_zero or weighting")
+        value = pdp_values(cells.human, cells.metrics[0], cells.offsets)[0]
+        groups = int((cells.sizes >= 2).sum())
+        defined = not np.isnan(value)
+        return SegResult(float(value) if defined else 0.0, groups if defined else 0, groups if defined else 0,
+                         len(cells.human))
     gv = group_values(statistic, cells.human, cells.metrics[0], cells.offsets, variant=variant,
                       epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
                       weighting=weighting)
@@ -157,6 +187,48 @@ def seg_statistic(human, metric, statistic: str = "pearson", average_by: str = "
     if gv.counts is not None:
         counts = {k: int(getattr(gv.counts, k).sum()) for k in ("C", "D", "T_h", "T_m", "T_hm")}
     return SegResult(float(value), int(groups), int(defined), len(cells.human), gv.epsilon, counts)
+
+
+def pdp_values(human, metrics, offsets) -> np.ndarray:
+    """Pairwise-difference Pearson (PDP; mt-metrics-eval 2025, ``Pearson(pdp=True)``) of each row of
+    ``metrics`` (K, n) or of one metric vector, against ``human``; NaN where undefined.
+
+    Within each group g, every ordered pair (a, b) of its cells — both orders and a = b
+    included — gives the human difference h_b - h_a and the metric difference m_b - m_a;
+    PDP is Pearson's r of those differences pooled over all groups. Over the n_g² pairs
+    of a group, Σ (h_b - h_a) = 0 and Σ (h_b - h_a)(m_b - m_a) = 2 n_g Σ_a (h_a - h̄_g)(m_a - m̄_g),
+    so with S^hm_g, S^hh_g, S^mm_g the centred sums of products of group g,
+
+        PDP = Σ_g n_g S^hm_g / sqrt(Σ_g n_g S^hh_g · Σ_g n_g S^mm_g),
+
+    computed in O(n) without forming the pairs. Undefined (NaN) when every human or every
+    metric difference is 0 (each group constant); mt-metrics-eval reports 0 there. With one
+    group (``none``) PDP is Pearson's r.
+    """
+    h = np.asarray(human, np.float64)
+    M = np.atleast_2d(np.asarray(metrics, np.float64))
+    offsets = np.asarray(offsets, np.int64)
+    n = np.diff(offsets).astype(np.float64)
+    if not len(h):
+        return np.full(M.shape[0], np.nan)
+    hc, mc = _centred(h[None], offsets), _centred(M, offsets)
+    starts = offsets[:-1]
+    # row by row (no matrix product), so a row's value does not depend on the other rows
+    sxy = (np.add.reduceat(hc * mc, starts, axis=-1) * n).sum(axis=-1)
+    sxx = (np.add.reduceat(hc * hc, starts, axis=-1) * n).sum(axis=-1)
+    syy = (np.add.reduceat(mc * mc, starts, axis=-1) * n).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
+    return np.where((sxx > 0) & (syy > 0), r, np.nan)
+
+
+def _centred(X, offsets) -> np.ndarray:
+    """Each row of X (K, n) minus its group means; exactly 0 in a group whose values are all equal."""
+    starts = offsets[:-1]
+    gid = group_index(offsets)
+    mean = np.add.reduceat(X, starts, axis=-1) / np.diff(offsets)
+    constant = np.maximum.reduceat(X, starts, axis=-1) == np.minimum.reduceat(X, starts, axis=-1)
+    return np.where(constant[:, gid], 0.0, X - mean[:, gid])
 
 
 def kendall_like(human, metric, average_by: str = "item", threshold: float = 25.0) -> SegResult:
