@@ -214,9 +214,13 @@ def appraise_output(path: Path) -> dict:
     (f"{DOCUMENT_EXPORT}.csv", f"{DOCUMENT_EXPORT}.ComputeWMT23Results-Document.{COMMIT}.txt", ("raw",)),
 ])
 def test_equals_appraise(export, output, options):
-    expected = appraise_output(APPRAISE / output)
+    check_appraise(APPRAISE / export, APPRAISE / output, options)
+
+
+def check_appraise(export: Path, output: Path, options=()):
+    expected = appraise_output(output)
     rank_by = "raw" if "raw" in options else "z"
-    batches = read(str(APPRAISE / export), "appraise", report=lambda m: None)
+    batches = read(str(export), "appraise", report=lambda m: None)
     ranking = zscore.rank_stream(batches, by=("lp",), rank_by=rank_by, shared_segments=True)[0]
     assert ranking.systems == expected["systems"]
     assert ranking.wins.tolist() == expected["wins"]
@@ -250,6 +254,42 @@ def test_equals_appraise_through_the_command():
     expected = appraise_output(APPRAISE / f"{SEGMENT_EXPORT}.ComputeWMT21Results.{COMMIT}.txt")
     assert [r[1] for r in rows] == expected["systems"] and [int(r[7]) for r in rows] == expected["wins"]
     assert [int(r[12]) for r in rows] == expected["clusters"]
+
+
+#: Appraise's output on excerpts of the released exports (kept: a peer's output; the excerpts are
+#: rebuilt from a release checkout): (variable, release, export in it, judges, target language,
+#: output, options)
+RELEASED_EXPORTS = {
+    "wmt22-en-liv": ("WMT22_NEWS_SYSTEMS_SRC", "wmt-conference/wmt22-news-systems (20240a2e96a5)",
+                     "humaneval/DA+SQM/scores/WMT22.Appraise.SegLvlLivRef.20221031.filtered.csv",
+                     {"engliv0d02", "engliv0d09"}, None,
+                     [(f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt", ())]),
+    "wmt24-en-zh": ("WMT24_NEWS_SYSTEMS_SRC", "wmt-conference/wmt24-news-systems (bfa937ee5358)",
+                    "humeval/esa_generalMT2024_wave3.csv",
+                    {"engzho7c16", "engzho7c1a", "engzho7c21", "engzho7c27", "engzho7c28", "engzho7c38"}, "zho",
+                    [(f"wmt24-esa-en-zh-excerpt.ComputeWMT21Results-Document.{COMMIT}.txt", ()),
+                     (f"wmt24-esa-en-zh-excerpt.ComputeWMT23Results-Document.{COMMIT}.txt", ("raw",))]),
+}
+
+
+@pytest.mark.parametrize("release", sorted(RELEASED_EXPORTS))
+def test_equals_appraise_on_released_exports(release, tmp_path):
+    """Appraise's commands run on excerpts of WMT22's en-liv and WMT24's en-zh exports (every line
+    of the judges below, in file order; WMT24's without its tutorial systems), their output
+    committed under tests/data/appraise; the excerpts are rebuilt from release checkouts."""
+    import csv
+
+    variable, what, name, judges, language, outputs = RELEASED_EXPORTS[release]
+    source = peer_checkout(variable, f"a checkout of {what}", name) / name
+    kept = []
+    for line in source.read_bytes().splitlines(keepends=True):
+        row = next(csv.reader([line.decode("utf-8")]))
+        if row[0] in judges and (language is None or row[5] == language) and "tutorial" not in row[1]:
+            kept.append(line)
+    export = tmp_path / "excerpt.csv"
+    export.write_bytes(b"".join(kept))
+    for output, options in outputs:
+        check_appraise(export, APPRAISE / output, options)
 
 
 def test_the_appraise_cases_exercise_the_rules():
@@ -484,6 +524,41 @@ def test_wmt22_official_scores_pvalues_and_clusters(lp):
     assert [int(r[2]) for r in published] == ranking.wins.tolist()
     starts = [int(r[4]) for r in published]  # CLUSTER_START: the first position of the system's cluster
     assert [starts.index(s) for s in starts] == [ranking.cluster.tolist().index(c) for c in ranking.cluster]
+
+
+#: WMT22's published lv-en ranking, typed from wmt-conference/wmt22-news-systems (commit
+#: 20240a2e96a5) ``humaneval/DA/newstest2022-toen/``: ``ad-sys-scores-lv-en.csv`` (system, RAW.SCR,
+#: Z.SCR, N, N.ALL), in the order of ``clusters.csv`` (lv en lines: WINS, CLUSTER_START)
+WMT22_LV_EN = [("TartuNLP.1", 67.7289932963477, 0.0238346710543844, 412, 1031, 3, 1),
+               ("TAL-SJTU.3", 66.0460298427924, -0.0138079789193609, 417, 960, 1, 1),
+               ("HuaweiTSC.0", 64.0292634767273, -0.034970348798572, 414, 798, 1, 1),
+               ("Liv4ever.4", 63.4970406241593, -0.0792882038961307, 413, 962, 1, 1),
+               ("NiuTrans.2", 60.3943428418066, -0.346013999342893, 414, 887, 0, 5)]
+#: the significant p-values of ``adwilcox-lven.csv`` (the others are written 0.12)
+WMT22_LV_EN_P = {("TartuNLP.1", "HuaweiTSC.0"): 0.0296222712829756, ("TartuNLP.1", "Liv4ever.4"): 0.00905081795293708,
+                 ("TartuNLP.1", "NiuTrans.2"): 1.97568864110944e-12, ("TAL-SJTU.3", "NiuTrans.2"): 5.90278198525668e-10,
+                 ("HuaweiTSC.0", "NiuTrans.2"): 2.08923166169306e-08, ("Liv4ever.4", "NiuTrans.2"): 8.70420293303457e-07}
+
+
+def test_wmt22_lv_en_published_numbers():
+    """WMT22's lv-en scores, p-values, wins and clusters as published (typed above), from the
+    released segment scores of a checkout (the same ones test_wmt22_official_... reads)."""
+    folder = peer_checkout("WMT22_NEWS_SYSTEMS_SRC",
+                           "a checkout of wmt-conference/wmt22-news-systems (20240a2e96a5)",
+                           "humaneval/DA/newstest2022-toen/ad-seg-scores-lv-en.csv") / "humaneval/DA/newstest2022-toen"
+    ranking = zscore.rank_stream(read(str(folder / "ad-seg-scores-lv-en.csv"), "wmt-da-scores"))[0]
+    assert ranking.systems == [row[0] for row in WMT22_LV_EN]
+    for i, (_, raw, z, n, n_all, wins, start) in enumerate(WMT22_LV_EN):
+        assert ranking.raw[i] == pytest.approx(raw, rel=1e-12) and ranking.z[i] == pytest.approx(z, rel=1e-12)
+        assert (ranking.segments[i], ranking.judgments[i], ranking.wins[i]) == (n, n_all, wins)
+        assert ranking.cluster.tolist().index(ranking.cluster[i]) + 1 == start
+    names = ranking.systems
+    for i, j in itertools.combinations(range(len(names)), 2):
+        published = WMT22_LV_EN_P.get((names[i], names[j]))
+        if published is None:
+            assert ranking.p[i, j] >= 0.05
+        else:
+            assert ranking.p[i, j] == pytest.approx(published, rel=1e-12)
 
 
 # ---- other inputs, intervals, errors --------------------------------------------------------------
