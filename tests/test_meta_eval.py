@@ -256,7 +256,7 @@ def test_wmt25_task_weights():
         assert float(row(rows, "all", metric)["avg"]) == pytest.approx(np.mean(tasks), abs=1e-12)
         assert row(wider, "all", metric)["avg"] == row(rows, "all", metric)["avg"]
     assert "weights:wmt25" in rows[0]["signature"]
-    assert "add seg-acc-eq@item to -m" in run(*FILES, "--task-weights", "wmt25", "-m", "spa", code=2).output
+    assert "add seg-acc-eq@item to --statistic" in run(*FILES, "--task-weights", "wmt25", "-m", "spa", code=2).output
     assert "drop --epsilon" in run(*FILES, "--task-weights", "wmt25", "--epsilon", "0", code=2).output
 
 
@@ -270,3 +270,22 @@ def test_mtme_tree_of_wrong_length_is_one_line_exit_1(tmp_path):
     result = run("--mtme", str(root), *QUICK, code=1)
     (message,) = [line for line in result.stderr.splitlines() if "segment" in line and str(path) in line]
     assert message.startswith(f"rankeval: {path}:") and "Traceback" not in result.stderr
+
+
+def test_the_mtme_stream_is_the_library_single_stream():
+    """--permutation-stream mtme: the table's clusters are run_table's with mt-metrics-eval's one
+    stream (checked against mt-metrics-eval itself in test_meta_eval_mtme.py); the default stream
+    is a stream per pair, recorded by its absence from the signature."""
+    from rankeval_cli.formats import metaeval_input
+    from rankeval_cli.stats.metrics_table import Options, parse_measures, run_table
+
+    rows = table(run(*FILES, *QUICK, "--permutation-stream", "mtme").stdout)
+    assert "stream:mtme" in rows[0]["signature"]
+    assert "stream:" not in table(run(*FILES, *QUICK).stdout)[0]["signature"]
+    tables = metaeval_input.tables_from_files([FILES[1], FILES[3]], FILES[6:], [FILES[5]], (), None, False, (),
+                                              report=lambda *a: None)
+    result = run_table(tables, parse_measures((), None), Options(permutations=50, stream="mtme"))
+    for (lp, name), comparison in result.results.items():
+        if comparison is not None and lp != "all":
+            for metric, (_, rank) in comparison.as_dict().items():
+                assert row(rows, lp, metric)[f"{name}:rank"] == str(rank)

@@ -686,7 +686,7 @@ def test_wmt_task_sets():
 # The rooms of the package ---------------------------------------------------------------
 
 ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "intervals", "compare",
-         "tasks"]
+         "pair_units", "tasks"]
 
 
 def test_rooms_import_one_way():

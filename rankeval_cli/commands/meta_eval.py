@@ -90,14 +90,22 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
+@click.option("--permutation-stream", "stream", type=click.Choice(("per-pair", "mtme")), default="per-pair",
+              show_default=True,
+              help="Random stream of the permutation tests\f"
+                   "Where the permutation trials draw from. per-pair: each pair of metrics on each task its own "
+                   "stream (seed, language pair, statistic, the two metrics), so the pairs run in parallel "
+                   "(--jobs, --scheduler) with the same output, and adding or removing a metric leaves the other "
+                   "pairs' p-values as they were. mtme: one stream consumed pair after pair, task after task, as "
+                   "mt-metrics-eval after np.random.seed(S): its p-values bit for bit, run serially.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of the permutation tests and of the bootstrap.")
 @_common.jobs_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, seed, output,
-            output_format):
+            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, seed,
+            output, output_format):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -154,7 +162,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         ci = 0.95
     replicates = (bootstrap or 1000) if ci is not None else None
     tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
-    options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights)
+    options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
+                      stream=stream)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
     records = _records(tables, chosen, options, sig, ci, replicates)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
@@ -192,6 +201,7 @@ def _signature(measures, options, include_human, exclude_systems, refset, ci, re
                      tau=options.variant if uses_kendall else None,
                      epsilon=(options.epsilon if options.epsilon is not None else "calibrated") if uses_acc else None,
                      weights=options.weights, permutations=options.permutations,
+                     stream=options.stream if options.stream != "per-pair" else None,
                      ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=options.seed,
                      p=options.threshold,
                      human="included" if include_human else "excluded",

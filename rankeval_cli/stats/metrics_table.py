@@ -3,8 +3,9 @@
 A *task* is one statistic (a :class:`Measure`) on one language pair's
 :class:`~rankeval_cli.formats.sysseg.SysSegTable`, or pairwise accuracy on all
 language pairs pooled (WMT22-23's global accuracy, when there are several).
-Each task is ranked by :func:`metaeval.compare.compare_metrics`: metrics sorted by value,
-every pair compared with a paired permutation test, cluster ranks. The average
+Each task is ranked as :func:`metaeval.compare.compare_metrics` ranks it: metrics sorted by
+value, every pair compared with a paired permutation test (all pairs of all tasks as work
+units, :mod:`metaeval.pair_units`), cluster ranks. The average
 over tasks is :func:`metaeval.tasks.average_comparison` with equal weights (WMT24's
 choice): every per-lp task, with pairwise accuracy counted once, pooled, when
 there are several language pairs. docs/meta-evaluation.md defines each statistic.
@@ -91,6 +92,10 @@ def parse_measures(texts, average_by: str | None = None, weights: str = "uniform
     return out
 
 
+#: where the permutation trials draw from (:mod:`.metaeval.pair_units`)
+STREAMS = ("per-pair", "mtme")
+
+
 @dataclass
 class Options:
     """Settings shared by every task."""
@@ -102,6 +107,7 @@ class Options:
     threshold: float = 0.05  # p-value at which a metric starts a new cluster
     early_stop: bool = True  # mt-metrics-eval's Task default: blocks of 100, stop when p < 0.02 or p > 0.5
     weights: str = "uniform"  # WEIGHT_SCHEMES: every task, wmt23, or the WMT25 task set (task_weights)
+    stream: str = "per-pair"  # STREAMS: each pair of metrics its own random stream, or mt-metrics-eval's one
 
 
 @dataclass
@@ -137,29 +143,34 @@ def _seg_options(measure: Measure, options: Options) -> dict:
     return {k: v for k, v in out.items() if v is not None and v is not False}
 
 
-def compare_task(tables, measure: Measure, options: Options, rng):
-    """:class:`metaeval.Comparison` of the metrics that have the scores ``measure`` needs.
-
-    ``tables``: one table, or all of them for pooled pairwise accuracy. ``rng`` is
-    one ``RandomState`` stream that every task consumes in turn (as mt-metrics-eval
-    runs its tasks), so the whole table follows from ``--seed``.
-    """
-    from .metaeval import compare, permutation
+def rank_task(tables, measure: Measure, options: Options):
+    """:class:`metaeval.compare.RankedMetrics` of the metrics that have the scores ``measure``
+    needs (None when none has); ``tables``: one table, or all of them for pooled pairwise accuracy."""
+    from .metaeval import compare
 
     inputs = task_inputs(tables, measure)
     if inputs is None:
         return None
-    stop = permutation.MTME_EARLY_STOP if options.early_stop else None
-    common = dict(permutations=options.permutations, seed=rng, early_stop=stop, threshold=options.threshold)
     if inputs.kind == "pa":
-        return compare.compare_metrics(inputs.human, inputs.metrics, "accuracy", level="sys", **common)
+        return compare.rank_metrics(inputs.human, inputs.metrics, "accuracy", level="sys")
     if inputs.kind == "sys":
-        return compare.compare_metrics(inputs.human, inputs.metrics, measure.statistic, level="sys",
-                                       variant=_variant(measure, options), **common)
+        return compare.rank_metrics(inputs.human, inputs.metrics, measure.statistic, level="sys",
+                                    variant=_variant(measure, options))
     if inputs.kind == "spa":
-        return compare.compare_metrics(inputs.human, inputs.metrics, "spa", level="sys", **common)
-    return compare.compare_metrics(inputs.human, inputs.metrics, measure.statistic, level="seg",
-                                   average_by=measure.average_by, **_seg_options(measure, options), **common)
+        return compare.rank_metrics(inputs.human, inputs.metrics, "spa", level="sys")
+    return compare.rank_metrics(inputs.human, inputs.metrics, measure.statistic, level="seg",
+                                average_by=measure.average_by, **_seg_options(measure, options))
+
+
+def pair_tests(ranked: dict, options: Options) -> dict:
+    """Every task's pair tests: each pair on its own stream as work units (``stream="per-pair"``),
+    or mt-metrics-eval's single stream in table order (``"mtme"``); see :mod:`.metaeval.pair_units`."""
+    from .metaeval import pair_units, permutation
+
+    stop = permutation.MTME_EARLY_STOP if options.early_stop else None
+    if options.stream == "mtme":
+        return pair_units.serial_tests(ranked, options.permutations, options.seed, stop)
+    return pair_units.parallel_tests(ranked, options.permutations, options.seed, stop)
 
 
 def _variant(measure: Measure, options: Options) -> str | None:
@@ -188,18 +199,19 @@ def run_table(tables, measures: list[Measure], options: Options, *, ci: float | 
     accuracy also pooled over them (key ``("all", "sys-pa")``), and that pooled
     task, not the per-lp ones, enters the average.
     """
-    from .metaeval import permutation
+    from .metaeval.compare import clusters
     from .metaeval.tasks import average_comparison
 
-    rng = permutation.as_rng(options.seed)
-    results = {}
+    ranked = {}  # (lp, measure) -> RankedMetrics, in mt-metrics-eval's order of the tasks
     for table in tables:
         for measure in measures:
-            results[(table.lp, measure.name)] = compare_task([table], measure, options, rng)
+            ranked[(table.lp, measure.name)] = rank_task([table], measure, options)
     pooled = len(tables) > 1
     for measure in measures:
         if measure.level == "pa" and pooled:
-            results[("all", measure.name)] = compare_task(tables, measure, options, rng)
+            ranked[("all", measure.name)] = rank_task(tables, measure, options)
+    tests = pair_tests({k: r for k, r in ranked.items() if r is not None}, options)
+    results = {k: None if r is None else clusters(r, tests[k], options.threshold) for k, r in ranked.items()}
     keys = [(lp, name) for (lp, name), r in results.items()
             if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
     if options.weights == "wmt25":

@@ -16,6 +16,7 @@ One module per kind of statistic; each imports only those above it:
 * :mod:`.williams`    — Williams' test;
 * :mod:`.intervals`   — bootstrap intervals (segments or systems resampled), as work units;
 * :mod:`.compare`     — ranking metrics on a task, significance clusters;
+* :mod:`.pair_units`  — the permutation tests of a whole table as work units, a stream per pair;
 * :mod:`.tasks`       — averages over tasks (WMT23-25 task sets).
 
 This package re-exports their public names, so ``metaeval.seg_statistic`` and

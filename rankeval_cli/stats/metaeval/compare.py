@@ -73,24 +73,45 @@ def statistic_range(statistic: str, variant: str | None = None) -> tuple[float, 
     return (-1.0, 1.0)
 
 
-def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str = "seg",
-                    average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
-                    calibrate: bool = False, min_human_diff: float | None = None,
-                    undefined_as_zero: bool = False, weighting: str = "plain", permutations: int = 1000,
-                    seed=12345, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
-                    spa_permutations: int = 1000, spa_seed: int = SPA_SEED) -> Comparison:
-    """Rank metrics on one task and cluster them by paired permutation tests (mt-metrics-eval CompareMetrics).
+@dataclass
+class RankedMetrics:
+    """One task's metrics ranked by value, before the permutation tests (:func:`rank_metrics`).
 
-    ``level="seg"``: ``human`` and every metric are (n_sys, n_seg) matrices and
-    the statistic is :func:`seg_statistic`'s. ``level="sys"``: pearson /
-    spearman / kendall take system-score vectors; ``accuracy`` is pairwise
-    accuracy and takes one vector or a list of vectors (one per language
-    pair); ``spa`` takes the (n_sys, n_seg) segment matrices. Every pair of
-    metrics i < j (in ranked order) is tested with ``permutations`` trials, one
-    ``RandomState(seed)`` stream consumed pair after pair (pass a RandomState to
-    continue a stream across tasks). ``perm_test``: ``scores`` (PERM-BOTH) or
-    ``pairs`` (default for calibrated Kendall, as WMT23-25).
+    ``names`` sorted by decreasing value, then name; ``pairs`` the (i, j), i < j, to test,
+    in mt-metrics-eval's order; the rest is what :func:`test_pair` needs.
     """
+
+    human: object
+    metrics: dict
+    stat_name: str
+    level: str
+    average_by: str
+    variant: str | None
+    opts: dict
+    perm_test: str
+    names: list[str]
+    values: dict
+    epsilons: dict
+    spa_permutations: int
+    spa_seed: int
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        n = len(self.names)
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def cells(self) -> int:
+        """Cells of one metric (a task's size, to balance work units)."""
+        first = self.metrics[self.names[0]]
+        return int(sum(np.size(x) for x in first) if isinstance(first, list) else np.size(first))
+
+
+def rank_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str = "seg",
+                 average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
+                 calibrate: bool = False, min_human_diff: float | None = None, undefined_as_zero: bool = False,
+                 weighting: str = "plain", perm_test: str | None = None, spa_permutations: int = 1000,
+                 spa_seed: int = SPA_SEED) -> RankedMetrics:
+    """Every metric's value on the task, the metrics sorted (see :func:`compare_metrics`)."""
     if not metrics:
         raise ValueError("no metrics to compare")
     names = list(metrics)
@@ -118,19 +139,60 @@ def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: 
             values = {m: sys_statistic(human, metrics[m], stat_name, variant=variant) for m in names}
     else:
         raise ValueError("level must be seg or sys")
-
     names.sort(key=lambda m: (-values[m], m))
-    n = len(names)
+    return RankedMetrics(human, metrics, stat_name, level, average_by, variant, opts, perm_test, names, values,
+                         epsilons, spa_permutations, spa_seed)
+
+
+def test_pair(ranked: RankedMetrics, i: int, j: int, permutations: int, rng, early_stop=None):
+    """The permutation test of "names[i] is better than names[j]", drawing from ``rng``."""
+    a, b = ranked.names[i], ranked.names[j]
+    return pair_test(ranked.human, ranked.metrics[a], ranked.metrics[b], ranked.stat_name, ranked.level,
+                     ranked.average_by, ranked.opts, ranked.perm_test, permutations, rng, early_stop,
+                     ranked.epsilons.get(a), ranked.epsilons.get(b), ranked.spa_permutations, ranked.spa_seed)
+
+
+test_pair.__test__ = False  # not a pytest test
+
+
+def clusters(ranked: RankedMetrics, results: dict, threshold: float = 0.05) -> Comparison:
+    """The :class:`Comparison` of a ranked task from its pair tests (``results[(i, j)]``)."""
+    n = len(ranked.names)
     p = np.zeros((n, n))
     trials = np.zeros((n, n), np.int64)
     draws = {}
+    for (i, j), res in results.items():
+        p[i, j], trials[i, j], draws[(i, j)] = res.p, res.k, res.draws
+    return Comparison(ranked.names, np.array([ranked.values[m] for m in ranked.names]), assign_ranks(p, threshold),
+                      p, draws, trials, statistic_range(ranked.stat_name, ranked.variant), ranked.epsilons)
+
+
+def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str = "seg",
+                    average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
+                    calibrate: bool = False, min_human_diff: float | None = None,
+                    undefined_as_zero: bool = False, weighting: str = "plain", permutations: int = 1000,
+                    seed=12345, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
+                    spa_permutations: int = 1000, spa_seed: int = SPA_SEED) -> Comparison:
+    """Rank metrics on one task and cluster them by paired permutation tests (mt-metrics-eval CompareMetrics).
+
+    ``level="seg"``: ``human`` and every metric are (n_sys, n_seg) matrices and
+    the statistic is :func:`seg_statistic`'s. ``level="sys"``: pearson /
+    spearman / kendall take system-score vectors; ``accuracy`` is pairwise
+    accuracy and takes one vector or a list of vectors (one per language
+    pair); ``spa`` takes the (n_sys, n_seg) segment matrices. Every pair of
+    metrics i < j (in ranked order) is tested with ``permutations`` trials, one
+    ``RandomState(seed)`` stream consumed pair after pair (pass a RandomState to
+    continue a stream across tasks), as mt-metrics-eval does. ``perm_test``:
+    ``scores`` (PERM-BOTH) or ``pairs`` (default for calibrated Kendall, as WMT23-25).
+    (:mod:`.pair_units` runs the pairs of a whole table in parallel, each on its own stream.)
+    """
+    ranked = rank_metrics(human, metrics, statistic, level=level, average_by=average_by, variant=variant,
+                          epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
+                          undefined_as_zero=undefined_as_zero, weighting=weighting, perm_test=perm_test,
+                          spa_permutations=spa_permutations, spa_seed=spa_seed)
+    results = {}
     if permutations:
         rng = as_rng(seed)
-        for i in range(n):
-            for j in range(i + 1, n):
-                res = pair_test(human, metrics[names[i]], metrics[names[j]], stat_name, level, average_by,
-                                opts, perm_test, permutations, rng, early_stop, epsilons.get(names[i]),
-                                epsilons.get(names[j]), spa_permutations, spa_seed)
-                p[i, j], trials[i, j], draws[(i, j)] = res.p, res.k, res.draws
-    return Comparison(names, np.array([values[m] for m in names]), assign_ranks(p, threshold), p, draws, trials,
-                      statistic_range(stat_name, variant), epsilons)
+        for i, j in ranked.pairs:
+            results[(i, j)] = test_pair(ranked, i, j, permutations, rng, early_stop)
+    return clusters(ranked, results, threshold)
