@@ -431,7 +431,7 @@ def test_equals_wmt24s_steps_on_the_released_waves(scipy):
     ranked = {r.key[0]: r for r in rankings}
     assert set(rows) <= set(ranked) and len(rows) >= 4
     for lp in rows:
-        check_against_wmt24(ranked[lp], lp, ({lp: rows[lp]}, {lp: p[lp]}) and (rows[lp], p[lp]))
+        check_against_wmt24(ranked[lp], lp, (rows[lp], p[lp]))
 
 
 # ---- intervals, options, errors --------------------------------------------------------------------
