@@ -332,4 +332,6 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri in ROOT_PAGES.values():  # a root file's links into docs/ are the site's own pages
+        markdown = re.sub(r"\]\(docs/", "](", markdown)
     return _root_links(github_lists(markdown))

@@ -30,11 +30,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from robust import (COMPRESSIONS, ERROR, KNOWN_STDERR, NEEDS, STREAM_COMMANDS, Dataset, as_float, check_exit,
-                    commands_marked, datasets, escape, fuzz_settings, ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
+                    datasets, escape, fuzz_settings, ids, invoke, jsonl_records, jsonl_variants, number_text, parse_table, plain_ids, to_jsonl, to_tsv,
                     tsv_lines, tsv_variants)
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import READERS, read
@@ -96,17 +96,6 @@ def test_tsv_spellings_give_the_canonical_output(data, cmd, choice):
 @given(data=datasets(), cmd=clean_commands, choice=st.data())
 def test_jsonl_spellings_give_the_tsv_output(data, cmd, choice):
     jsonl_spellings_agree(data, cmd, choice)
-
-
-@pytest.mark.parametrize("cmd", commands_marked(sorted(KNOWN_STDERR), KNOWN_STDERR))
-def test_spellings_of_a_command_with_a_known_bug(cmd):
-    @fuzz_settings(100, phases=[Phase.explicit, Phase.reuse, Phase.generate])  # no minutes of shrinking
-    @given(data=datasets(), choice=st.data())
-    def run(data, choice):
-        tsv_spellings_agree(data, cmd, choice)
-        jsonl_spellings_agree(data, cmd, choice)
-
-    run()
 
 
 def tsv_spellings_agree(data, cmd, choice):

@@ -55,6 +55,12 @@ RUN_CASES = {
     ("trec_eval",): ["-q", "-m", "all_trec", str(TREC / "qrels.txt"), *RUNS],
     ("report",): ["--qrels", str(TREC / "qrels.txt"), *RUNS],
 }
+EXCERPT = TEST_DATA / "wmt20-mqm-excerpt"
+#: meta-eval from score files: one file per work unit (its notes printed in file order), then the pairs
+META_EVAL_FILES = ["meta-eval", "--human", str(EXCERPT / "mqm_newstest2020_ende.tsv"), "--human",
+                   str(EXCERPT / "mqm_newstest2020_zhen.tsv"), "--index", str(EXCERPT / "details.txt"),
+                   str(EXCERPT / "chrF.seg.score"), str(EXCERPT / "chrF.sys.score"), str(EXCERPT / "YiSi-2.seg.score"),
+                   "--permutations", "30"]
 
 
 def _judgments(seed=5, segments=40) -> str:
@@ -146,6 +152,13 @@ def test_runs_in_parallel_give_identical_output(path):
     one = _run([*args, "--jobs", "1"], input_text="")
     assert one.returncode == 0 and one.stdout, one.stderr
     assert _run([*args, "--jobs", "2"], input_text="").stdout == one.stdout
+
+
+def test_meta_eval_score_files_read_in_parallel_give_identical_output_and_notes():
+    one = _run([*META_EVAL_FILES, "--jobs", "1"], input_text="")
+    assert one.returncode == 0 and one.stdout, one.stderr
+    two = _run([*META_EVAL_FILES, "--jobs", "2"], input_text="")
+    assert (two.stdout, two.stderr) == (one.stdout, one.stderr)
 
 
 def test_trueskill_runs_identical_across_jobs():

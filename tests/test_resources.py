@@ -35,7 +35,6 @@ pytestmark = pytest.mark.skipif(not hasattr(resource, "RLIMIT_AS") or sys.platfo
 
 LIMIT = 640 << 20  # bytes of address space a run may take
 QRELS = TEST_DATA.parent.parent / "examples" / "trec" / "qrels.txt"
-TREC_READER = "owned by wt-trec-reader (formats/trec.py): not yet fixed on main"
 
 
 def run_limited(args, limit: int = LIMIT, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -178,7 +177,7 @@ BLANK_CASES = {
     "table": (["table", "-"], b"measure\tvalue\nndcg\t0.5\n", b"mrr\t0.25\n"),
     "trec run": (["convert", "--from", "trec", "--qrels", QRELS], b"401 Q0 d1 1 2.5 run\n", b"401 Q0 d2 2 1.5 run\n"),
 }
-BLANK_XFAIL = {"trec run": TREC_READER}
+BLANK_XFAIL: dict = {}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=BLANK_XFAIL[c], strict=True))
@@ -224,7 +223,6 @@ def test_a_wide_da_field(tmp_path, column):
     succeeded(run_limited(["convert", "--from", "wmt-da", path]))
 
 
-@pytest.mark.xfail(reason=TREC_READER + ": docnos held at the width of the longest", strict=True)
 def test_a_wide_trec_docno(tmp_path):
     run = tmp_path / "wide.run"
     run.write_text("".join(f"{q} Q0 {'D' + 'x' * 100000 if (q, r) == (5, 7) else f'D{q}-{r}'} {r + 1} {1000 - r} run\n"

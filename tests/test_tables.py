@@ -225,7 +225,7 @@ def test_table_letters_for_several_baselines_in_markdown_and_latex(tmp_path):
     ("\n\n", 1, "not a summary: no records"),
     ("measure\tvalue\nndcg\tabc\n", 2, "column 'value': 'abc' is not a number"),  # once shown as –
     ("measure\tvalue\tci_low\tci_high\nndcg\t0.5\tx\t1\n", 2, "column 'ci_low': 'x' is not a number"),
-    ("measure\tvalue\tp_value\nndcg\t0.5\t1_0\n", 2, "column 'p_value': '1_0' is not a number"),
+    ("measure\tvalue\tp_randomization\nndcg\t0.5\t1_0\n", 2, "column 'p_randomization': '1_0' is not a number"),
     ('{"measure": "ndcg", "value": true}\n', 1, "column 'value': True is not a number"),
     ("measure\tvalue\nndcg\t0.5\nndcg\t0.6\n", 3, "a second value for the row (no key columns) in column 'ndcg' "
                                                  "(the first at IN:2)"),  # the first was dropped

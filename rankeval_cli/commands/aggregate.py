@@ -86,17 +86,20 @@ def method_option(help_text: str, names=METHOD_NAMES):
 def score_options(f):
     """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
     f = click.option("--domain-column", default="domain", show_default=True, metavar="COLUMN",
-                     help="z-score wmt24: the column naming each segment's domain.")(f)
+                     help="z-score wmt24: domain column\f"
+                          "z-score wmt24: the column naming each segment's domain.")(f)
     f = click.option("--protocol", type=click.Choice(("wmt20-23", "wmt24")), default="wmt20-23", show_default=True,
-                     help="z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
+                     help="z-score: WMT's protocol\f"
+                          "z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
                           "signed-rank tests combined by Stouffer's method).")(f)
     f = click.option("--alpha", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.05,
-                     show_default=True, metavar="P", help="z-score: p below this is a significant win.")(f)
+                     show_default=True, metavar="P", help="z-score: significance level\f"
+                     "z-score: p below this is a significant win.")(f)
     f = click.option("--shared-segments", is_flag=True,
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
     return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
-                        help="z-score: order by z or raw [default: z; wmt24: raw]\f"
+                        help="z-score: rank by z or raw [z; wmt24: raw]\f"
                              "z-score: order and test by the mean z-score (WMT17-22) or raw score "
                              "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 

@@ -40,10 +40,12 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
                    "WMT22-24: TGT].")
 @click.option("--exclude-documents", "exclude_documents", multiple=True, metavar="PATTERN",
-              help="appraise: drop the rows of documents whose id matches this shell-style pattern (WMT24: "
+              help="appraise: drop documents matching a pattern\f"
+                   "appraise: drop the rows of documents whose id matches this shell-style pattern (WMT24: "
                    "'*#incomplete*', '*#dup*'); repeatable; counted on stderr.")
 @click.option("--documents", "documents", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="appraise: WMT's documents file (LP.docs: DOMAIN<TAB>DOCID per segment), repeatable; adds "
+              help="appraise: WMT's documents file (domains)\f"
+                   "appraise: WMT's documents file (LP.docs: DOMAIN<TAB>DOCID per segment), repeatable; adds "
                    "a domain column (for aggregate --protocol wmt24).")
 @click.option("--index", "index", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="mqm: WMT test-set index (details.LP.txt)\f"
@@ -55,7 +57,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "language pair, segment and system.")
 @click.option("--higher-better/--lower-better", "higher_better", cls=_common.AliasOption,
               aliases=("--pred-higher-better",), default=None,
-              help="Direction of the source's scores\f"
+              help="Source scores: higher or lower is better [default: by format]\f"
                    "Direction of the source's scores (jcml --pred-attr, --scores FILE, --from wmt-scores); pred "
                    "is written so that lower is better, higher-better scores negated [default: lower for a JCML "
                    "attribute (a predicted rank), higher for metric scores].")
@@ -65,11 +67,12 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "--scores: the reference set to use where the score file has several [default: the one "
                    "named like the test set].")
 @click.option("--metric", default=None, metavar="NAME",
-              help="--scores: the metric to use where the score file holds several.")
+              help="--scores: the metric to use\f"
+                   "--scores: the metric to use where the score file holds several.")
 @click.option("--strict", is_flag=True, help="--scores: a missing score is an error\f"
                                              "--scores: an item without a score is an error, not a count on stderr.")
 @click.option("--max-feature-index", type=click.IntRange(min=1), default=None, metavar="N",
-              help="letor: the largest feature index [default: 10000]\f"
+              help="letor: largest feature index [10000]\f"
                    "letor: the largest feature index accepted (each becomes a column fI) [default: 10000].")
 @click.option("--qrels", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="trec: the qrels to join the runs with\f"

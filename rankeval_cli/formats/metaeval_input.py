@@ -9,7 +9,9 @@ Two sources:
 * an mt-metrics-eval test-set directory (:mod:`mtme`).
 
 Each language pair's scores go through :func:`sysseg.build_table`, which checks
-that every join is one-to-one and chooses the systems.
+that every join is one-to-one and chooses the systems. The metric score files are
+read as work units (:func:`rankeval_cli.executor.map_units`: one file each, in
+parallel with ``--jobs``), their notes printed in file order.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
                       exclude=(), report: Callable[[str], None] | None = None) -> list[SysSegTable]:
     """One table per language pair of the human files (in their order), restricted to ``lps`` if given."""
     from .testset_index import read_index
-    from .wmt_long import wmt_long_scores
 
     report = report or (lambda message: None)
     wanted = [normalize_lp(lp) for lp in lps]
@@ -48,8 +49,13 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
     seg: dict[str, dict[str, LongScores]] = {lp: {} for lp in human_by_lp}
     sys_: dict[str, dict[str, LongScores]] = {lp: {} for lp in human_by_lp}
     testsets = {lp: t for lp, (_, t) in human_by_lp.items() if t}
-    for path in metric_files:
-        level, per_lp = wmt_long_scores(path, list(human_by_lp), index, testsets, refset, report)
+    from ..executor import map_units
+
+    read = map_units(_read_metric_file, [str(p) for p in metric_files], label="score files",
+                     shared=(list(human_by_lp), index, testsets, refset))
+    for path, (level, per_lp, notes) in zip(metric_files, read):
+        for note in notes:
+            report(note)
         for lp, metrics in per_lp.items():
             target = seg[lp] if level == "seg" else sys_[lp]
             for name, scores in metrics.items():
@@ -62,6 +68,17 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
             report(f"{path}: no scores for {', '.join(human_by_lp)}")
     return [_build(lp, human, seg[lp], sys_[lp], None, include_human, exclude, HUMAN_PATTERNS, report)
             for lp, (human, _) in human_by_lp.items()]
+
+
+def _read_metric_file(shared, path):
+    """Work unit: one WMT metric score file's (level, {lp: {metric: LongScores}}, notes), read
+    for the language pairs, test-set index, test sets and reference set in ``shared``."""
+    from .wmt_long import wmt_long_scores
+
+    lps, index, testsets, refset = shared
+    notes: list[str] = []
+    level, per_lp = wmt_long_scores(path, lps, index, testsets, refset, notes.append)
+    return level, per_lp, notes
 
 
 def _read_human(path, wanted) -> tuple[str, str | None, LongScores]:

@@ -130,7 +130,7 @@ def build_table(lp: str, human: LongScores, metrics_seg: dict[str, LongScores],
     everyone = sorted(set(human.system.tolist()))
     matrix, _ = place(human, everyone, segments)
     rated = [s for s, row in zip(everyone, matrix) if not np.isnan(row).all()]
-    systems = _choose_systems(lp, rated, include_human, exclude, human_patterns, report)
+    systems = _choose_systems(lp, rated, include_human, exclude, human_patterns, report, human.source)
     rows = [everyone.index(s) for s in systems]
     seg = {name: _metric_matrix(scores, systems, segments, matrix[rows]) for name, scores in metrics_seg.items()}
     names = list(dict.fromkeys([*metrics_seg, *metrics_sys]))
@@ -157,7 +157,7 @@ def build_table(lp: str, human: LongScores, metrics_seg: dict[str, LongScores],
     return table
 
 
-def _choose_systems(lp, rated, include_human, exclude, human_patterns, report) -> list[str]:
+def _choose_systems(lp, rated, include_human, exclude, human_patterns, report, source=None) -> list[str]:
     human = matches(rated, human_patterns)
     excluded = matches(rated, exclude) if exclude else [False] * len(rated)
     chosen = [s for s, h, x in zip(rated, human, excluded) if (include_human or not h) and not x]
@@ -168,7 +168,7 @@ def _choose_systems(lp, rated, include_human, exclude, human_patterns, report) -
         report(f"{lp}: excluded {sum(excluded)} systems matching {', '.join(exclude)}")
     if len(chosen) < 2:
         raise DataError(f"{lp}: {len(chosen)} system(s) with human scores left; "
-                        "a meta-evaluation needs at least 2")
+                        "a meta-evaluation needs at least 2", source)
     return chosen
 
 

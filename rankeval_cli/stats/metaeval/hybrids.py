@@ -16,7 +16,7 @@ from ...measures.tau import numerator_denominator, ratio
 from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
 from .cells import average_groups
 from .segment import check_statistic, group_values, pdp_values
-from .system import SPA_SEED, pairwise_p_values, permutation_signs
+from .system import SPA_SEED, one_blas_thread, pairwise_p_values, permutation_signs
 
 #: Groups up to this size use per-pair categories in permutation trials.
 PAIR_PATH_MAX_GROUP = 64
@@ -338,7 +338,8 @@ class SpaStatistic:
         # (R, K·n_sys) = signs @ stacked.T with every hybrid's rows C-contiguous: the operand layout
         # pce.py gives BLAS (a different layout can round float32 sums differently)
         stacked = np.ascontiguousarray(seg.reshape(K * n_sys, n_seg))
-        partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
+        with one_blas_thread():
+            partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
         gaps = np.empty((K, len(self.iu[0])))
         for k, (i, j) in enumerate(zip(*self.iu)):

@@ -157,16 +157,26 @@ def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_
         bits = (rng.random_sample((step, per_trial)) > 0.5)[:, bit_pos]
         c1 = st_a.tau_of_categories(np.where(bits, cat_b, cat_a))
         c2 = st_a.tau_of_categories(np.where(bits, cat_a, cat_b))
-        for r in range(step):  # early stopping can end a chunk part-way
-            done += 1
-            draws.append((c2[r], c1[r]))
-            if c2[r] - c1[r] >= delta:
-                large += 1
-                if early_stop and done % early_stop.block_size == 0:
-                    p = large / done
-                    if p < early_stop.early_min or p > early_stop.early_max:
-                        return PermutationResult(large / done, delta, done, np.array(draws))
+        large, done, stopped = _count_trials(c1, c2, delta, draws, large, done, early_stop)
+        if stopped:
+            break
     return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
+
+
+def _count_trials(c1, c2, delta, draws: list, large: int, done: int, early_stop):
+    """Add a chunk's trials one by one (their draws, the count reaching δ); with early stopping,
+    stop at a block boundary whose trial reached δ when p < early_min or p > early_max, as
+    mt-metrics-eval's pairwise test does. Returns (large, done, stopped)."""
+    for r in range(len(c1)):
+        done += 1
+        draws.append((c2[r], c1[r]))
+        if c2[r] - c1[r] >= delta:
+            large += 1
+            if early_stop and done % early_stop.block_size == 0:
+                p = large / done
+                if p < early_stop.early_min or p > early_stop.early_max:
+                    return large, done, True
+    return large, done, False
 
 
 def _pairwise_permutation_by_counts(human, a, b, offsets, variant, epsilon_a, epsilon_b, permutations, rng,
@@ -201,15 +211,9 @@ def _pairwise_permutation_by_counts(human, a, b, offsets, variant, epsilon_a, ep
         x_b = rng.binomial(only_b, 0.5, size=(step, len(n)))
         c1 = value(both + x_a + x_b)
         c2 = value(both + (only_a - x_a) + (only_b - x_b))
-        for r in range(step):
-            done += 1
-            draws.append((c2[r], c1[r]))
-            if c2[r] - c1[r] >= delta:
-                large += 1
-                if early_stop and done % early_stop.block_size == 0:
-                    p = large / done
-                    if p < early_stop.early_min or p > early_stop.early_max:
-                        return PermutationResult(large / done, delta, done, np.array(draws))
+        large, done, stopped = _count_trials(c1, c2, delta, draws, large, done, early_stop)
+        if stopped:
+            break
     return PermutationResult(large / done if done else 0.0, delta, done, np.array(draws).reshape(-1, 2))
 
 

@@ -83,6 +83,21 @@ def permutation_signs(n_seg: int, permutations: int = 1000, seed: int = SPA_SEED
     return signs
 
 
+def one_blas_thread():
+    """A context in which BLAS runs on one thread.
+
+    A float32 sum through BLAS (the sign-flip products of SPA) is rounded differently
+    when BLAS splits it across threads, and near-ties in the p-values then fall the other
+    way: with its default threads, OpenBLAS gives WMT20 zh-en YiSi-2 an SPA of 0.582464 on
+    two cores and 0.582429 on one. One thread makes SPA the same on any machine of one
+    architecture, under --jobs and on a Dask worker (mt-metrics-eval gives these bits when
+    run with OPENBLAS_NUM_THREADS=1).
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED, *,
                       signs: np.ndarray | None = None) -> np.ndarray:
     """One-sided paired permutation p-values of every system pair (Thompson et al. 2024).
@@ -98,7 +113,8 @@ def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED
     if signs is None:
         signs = permutation_signs(n_seg, permutations, seed)
     sys_scores = np.sum(seg, axis=1)
-    partial = np.matmul(signs, seg.T)
+    with one_blas_thread():
+        partial = np.matmul(signs, seg.T)
     i, j = np.triu_indices(n_sys, 1)
     p = np.full((n_sys, n_sys), np.nan)
     null = partial[:, i] - partial[:, j]
