@@ -28,6 +28,24 @@ def shared():
     return path
 
 
+def peer_checkout(variable: str, what: str, *needed: str) -> Path:
+    """The directory named by the environment variable ``variable``: ``what``, a peer's source
+    tree or release checkout kept outside the repository; without it the test is skipped,
+    saying how to run it.
+
+    The files ``needed`` (paths inside that directory) must exist. The checks that compare with
+    a peer's own files (which this repository does not hold) run only where such a checkout is
+    given."""
+    value = os.environ.get(variable)
+    if not value:
+        pytest.skip(f"compares with {what}, not in the repository: set {variable}=DIR to run it")
+    path = Path(value)
+    missing = [name for name in needed if not (path / name).exists()]
+    if missing:
+        pytest.fail(f"{variable}={value} is not {what}: no {', '.join(missing)}")
+    return path
+
+
 def tsv_bytes(rows, header=("group", "item", "gold", "pred")) -> io.BytesIO:
     """A canonical TSV stream from rows of values."""
     lines = ["\t".join(header)] + ["\t".join(str(v) for v in row) for row in rows]

@@ -1,7 +1,15 @@
-"""The appraise reader: Appraise's CSV score exports (DA, DA+SQM, ESA), one judgment per group."""
+"""The appraise reader: Appraise's CSV score exports (DA, DA+SQM, ESA), one judgment per group.
+
+The exports under tests/data/appraise and tests/data/wmt24 are synthetic (written by
+scripts/human-rankings-fixtures/make-exports, checked here to reproduce them)."""
 
 from __future__ import annotations
 
+import csv
+import gzip
+import importlib.machinery
+import importlib.util
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -10,59 +18,92 @@ import pytest
 from rankeval_cli.errors import DataError
 from test_wmt_rr import cli, fails_at, ok, read_all, round_trip
 
-DATA = Path(__file__).resolve().parent / "data" / "appraise"
-LIV = DATA / "wmt22-en-liv-refda-excerpt.csv"
-ESA = DATA / "wmt24-esa-en-zh-excerpt.csv"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "appraise"
+SEGMENT = DATA / "synthetic-segment-da.en-de.csv"
+DOCUMENT = DATA / "synthetic-document-esa.en-zh.csv"
 
 
 def read_appraise(path, **options):
     return read_all(path, "appraise", report=options.pop("report", lambda m: None), **options)
 
 
+def csv_rows(path):
+    return list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
+
+
 def test_segment_layout_by_hand():
     reports = []
-    b = read_appraise(LIV, report=reports.append)
-    # 400 lines of two judges; 48 are BAD (degraded outputs), the rest TGT
-    assert reports == [f"{LIV}: left out 48 BAD rows (item types not in --item-types CHK,TGT)"]
-    assert b.n_groups == b.n_rows == 352 and (b.sizes == 1).all()
-    # line 1: engliv0d02,generaltest2022.en-liv.hyp.TartuNLP.liv.txt,...
-    first = LIV.read_text().splitlines()[0].split(",")
-    assert b.item[0] == first[1] and b.extra["judge"][0] == first[0] == "engliv0d02"
+    b = read_appraise(SEGMENT, report=reports.append)
+    rows = csv_rows(SEGMENT)
+    types = Counter(r[3] for r in rows)
+    # 3 judges; TGT items, CHK repeats (kept, as Appraise keeps them), BAD and REF items (left out)
+    assert set(types) == {"TGT", "CHK", "BAD", "REF"} and len({r[0] for r in rows}) == 3
+    assert reports == [f"{SEGMENT}: left out {types['BAD']} BAD, {types['REF']} REF rows "
+                       "(item types not in --item-types CHK,TGT)"]
+    assert b.n_groups == b.n_rows == types["TGT"] + types["CHK"] and (b.sizes == 1).all()
+    number = next(i for i, r in enumerate(rows, 1) if r[3] in ("TGT", "CHK"))
+    first = rows[number - 1]
+    assert b.item[0] == first[1] and b.extra["judge"][0] == first[0] == "engdeu0a01"
     assert b.gold[0] == -float(first[6]) and b.extra["score"][0] == first[6]
-    assert b.extra["segment"][0] == first[2] and b.extra["lp"][0] == "en-liv" and b.extra["type"][0] == "TGT"
+    assert b.extra["segment"][0] == first[2] and b.extra["lp"][0] == "en-de" and b.extra["type"][0] == first[3]
     assert b.extra["start_time"][0] == first[7] and b.extra["end_time"][0] == first[8]
-    assert b.group[0] == f"en-liv:{first[2]}:1" and b.line[0] == 1
+    assert b.group[0] == f"en-de:{first[2]}:{number}" and b.line[0] == number
     assert "docid" not in b.extra and np.isnan(b.pred).all()
+    # a CHK row repeats a TGT item of the same judge and system: both are judgments
+    chk = next(r for r in rows if r[3] == "CHK")
+    assert any(r[3] == "TGT" and r[:3] == chk[:3] for r in rows)
+    assert sum(1 for j, s, g in zip(b.extra["judge"], b.item, b.extra["segment"]) if (j, s, g) == tuple(chk[:3])) >= 2
 
 
 def test_document_layout_with_error_spans():
-    b = read_appraise(ESA)
-    lines = ESA.read_text().splitlines()
+    b = read_appraise(DOCUMENT)
+    rows = csv_rows(DOCUMENT)
     # the first kept line: user, system, item, TGT, eng, zho, score, doc, False, [spans], start, end
     number = int(b.line[0])
-    import csv
-
-    row = next(csv.reader([lines[number - 1]]))
+    row = rows[number - 1]
     assert len(row) == 12 and row[8] == "False"
     assert b.extra["segment"][0] == f"{row[7]}::{row[2]}" and b.extra["docid"][0] == row[7]
     assert b.extra["document"][0] == "False" and b.extra["lp"][0] == "en-zh"
     assert b.extra["end_time"][0] == row[11] and "spans" not in b.extra
     assert set(b.extra["type"].tolist()) <= {"TGT", "CHK"}
+    # error spans are JSON with commas and quotes (a quoted CSV field); the filler documents of
+    # Appraise are read as documents of their own
+    assert any(r[9].startswith('[{"start_i"') for r in rows)
+    suffixes = {r[7].partition("#")[2] for r in rows}
+    assert suffixes == {"", "bad", "dup", "dup#dup", "incomplete", "incomplete#bad"}
+    assert set(b.extra["docid"].tolist()) == {r[7] for r in rows if r[3] != "BAD"}
 
 
 def test_item_types_option(tmp_path):
-    everything = read_appraise(LIV, item_types="TGT,BAD,CHK,REF")
-    assert everything.n_rows == 400 and set(everything.extra["type"].tolist()) == {"TGT", "BAD"}
-    bad_only = read_appraise(LIV, item_types=["bad"])
-    assert bad_only.n_rows == 48
-    result = ok(cli("convert", "--from", "appraise", "--item-types", "TGT", LIV))
-    assert "left out 48 BAD rows" in result.stderr
-    assert cli("convert", "--from", "appraise", "--item-types", ",", LIV).exit_code != 0
+    rows = csv_rows(SEGMENT)
+    types = Counter(r[3] for r in rows)
+    everything = read_appraise(SEGMENT, item_types="TGT,BAD,CHK,REF")
+    assert everything.n_rows == len(rows) and set(everything.extra["type"].tolist()) == {"TGT", "BAD", "CHK", "REF"}
+    bad_only = read_appraise(SEGMENT, item_types=["bad"])
+    assert bad_only.n_rows == types["BAD"]
+    result = ok(cli("convert", "--from", "appraise", "--item-types", "TGT", SEGMENT))
+    assert f"left out {types['BAD']} BAD, {types['CHK']} CHK, {types['REF']} REF rows" in result.stderr
+    assert cli("convert", "--from", "appraise", "--item-types", ",", SEGMENT).exit_code != 0
 
 
 def test_round_trip(tmp_path):
-    round_trip(tmp_path, LIV, "--from", "appraise")
-    round_trip(tmp_path, ESA, "--from", "appraise")
+    round_trip(tmp_path, SEGMENT, "--from", "appraise")
+    round_trip(tmp_path, DOCUMENT, "--from", "appraise")
+
+
+def test_the_generator_reproduces_the_synthetic_exports():
+    """The synthetic files of tests/data are the output of their committed generator, byte for
+    byte (the gzipped one compared uncompressed)."""
+    path = ROOT / "scripts" / "human-rankings-fixtures" / "make-exports"
+    loader = importlib.machinery.SourceFileLoader("make_exports", str(path))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("make_exports", loader))
+    loader.exec_module(module)
+    for name, data in module.files().items():
+        committed = (ROOT / "tests" / "data" / name).read_bytes()
+        if name.endswith(".gz"):
+            committed, data = gzip.decompress(committed), gzip.decompress(data)
+        assert committed == data, name
 
 
 LAYOUTS = {
@@ -117,7 +158,7 @@ def test_repeats_stay_separate_judgments(tmp_path):
 
 
 def test_unknown_reader_option_is_refused():
-    result = cli("convert", "--from", "appraise", "--min-diff", "3", LIV)
+    result = cli("convert", "--from", "appraise", "--min-diff", "3", SEGMENT)
     assert result.exit_code == 2
 
 
@@ -130,7 +171,7 @@ def test_data_error_is_raised_not_printed(tmp_path):
 
 # ---- document options: --exclude-documents and --documents (domains) -------------------------------
 
-WMT24 = Path(__file__).resolve().parent / "data" / "wmt24-esa-en-cs-bfa937ee5358"
+WMT24 = ROOT / "tests" / "data" / "wmt24"
 DOCS = "news\tdoc1\nnews\tdoc1\nspeech\tdoc2\n"
 
 
@@ -169,9 +210,10 @@ def test_excluded_types_are_not_counted_again(tmp_path):
 
 
 def test_wmt24_documents_file(tmp_path):
-    b = read_appraise(WMT24 / "esa-en-cs-excerpt.csv.gz", item_types="TGT", documents=[str(WMT24 / "en-cs.docs")],
+    docs = WMT24 / "synthetic.en-cs.docs"
+    b = read_appraise(WMT24 / "synthetic-esa.en-cs.csv.gz", item_types="TGT", documents=[str(docs)],
                       exclude_documents=["*#incomplete*", "*#dup*"])
-    domain = dict(line.split("\t")[::-1] for line in (WMT24 / "en-cs.docs").read_text().splitlines())
+    domain = dict(line.split("\t")[::-1] for line in docs.read_text().splitlines())
     for doc, dom in zip(b.extra["docid"].tolist(), b.extra["domain"].tolist()):
         assert dom == domain.get(doc, "")
     assert set(b.extra["domain"].tolist()) == {"literary", "news", "social", "speech", ""}  # "": tutorials

@@ -51,8 +51,8 @@ SAMPLES = {
     "wmt20-chrF-excerpt.sys.score": "wmt-scores", "wmt20-darr-excerpt.csv": "darr",
     "wmt20-da-excerpt-en-de.csv": "wmt-da",
     "wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv": "mqm",
-    "appraise/wmt22-en-liv-refda-excerpt.csv": "appraise", "appraise/wmt24-esa-en-zh-excerpt.csv": "appraise",
-    "wmt22-da-lv-en-20240a2e96a5/ad-seg-scores-lv-en.csv": "wmt-da-scores",
+    "appraise/synthetic-segment-da.en-de.csv": "appraise", "appraise/synthetic-document-esa.en-zh.csv": "appraise",
+    "synthetic-ad-seg-scores-de-en.csv": "wmt-da-scores",
 }
 
 

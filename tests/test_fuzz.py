@@ -412,9 +412,8 @@ READER_SAMPLES = {
     "wmt-scores": (["wmt20-chrF-excerpt.seg.score", "wmt20-chrF-excerpt.sys.score"], {}),
     "darr": (["wmt20-darr-excerpt.csv"], {}),
     "wmt-da": (["wmt20-da-excerpt-en-de.csv"], {"lp": "en-de"}),
-    "wmt-da-scores": (["wmt20-da-excerpt-en-de.csv", "wmt22-da-lv-en-20240a2e96a5/ad-seg-scores-lv-en.csv"],
-                      {"lp": "en-de"}),
-    "appraise": (["appraise/wmt22-en-liv-refda-excerpt.csv", "appraise/wmt24-esa-en-zh-excerpt.csv"], {}),
+    "wmt-da-scores": (["wmt20-da-excerpt-en-de.csv", "synthetic-ad-seg-scores-de-en.csv"], {"lp": "en-de"}),
+    "appraise": (["appraise/synthetic-segment-da.en-de.csv", "appraise/synthetic-document-esa.en-zh.csv"], {}),
     "mqm": (["wmt20-mqm-excerpt/mqm_newstest2020_ende.tsv", "wmt20-mqm-excerpt/mqm_newstest2020_zhen.tsv"],
             {"lp": "en-de"}),
 }

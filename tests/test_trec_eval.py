@@ -1,6 +1,7 @@
 """rankeval trec_eval against trec_eval 10.0 and 9.0.8 themselves: byte for byte on the
 generated collections (tests/data/trec_eval, outputs of the binaries built from NIST's
-sources) and on trec_eval's own regression files; its command line read as glibc's
+sources) and, where a trec_eval source tree is given (TREC_EVAL_SRC, TREC_EVAL_9_SRC), on
+trec_eval's own regression files in its test/ directory; its command line read as glibc's
 getopt_long reads it; trec_eval's rules for -m."""
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from click.testing import CliRunner
 from rankeval_cli.cli import main
 from rankeval_cli.commands.trec_eval import getopt
 from rankeval_cli.ir import trec_eval as te
+from conftest import peer_checkout
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
-UPSTREAM = DATA / "upstream"
 OUTPUTS = {"10": "outputs-trec_eval-10.0-f4253652c8ef", "9": "outputs-trec_eval-9.0.8-d95ca64e14a4"}
 CASES = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
 
@@ -47,7 +48,8 @@ def test_output_equals_trec_eval_byte_for_byte(case, version):
     assert result.stdout == want
 
 
-UPSTREAM_CASES = {  # trec_eval's Makefile quicktest
+#: trec_eval's Makefile quicktest: expected output -> arguments, all files in the tree's test/
+UPSTREAM_CASES = {
     "out.test": ["qrels.test", "results.test"],
     "out.test.a": ["-m", "all_trec", "qrels.test", "results.test"],
     "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
@@ -56,7 +58,7 @@ UPSTREAM_CASES = {  # trec_eval's Makefile quicktest
     "out.test.aql": ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"],
     "out.test.prefs": ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"],
     "out.test.qrels_prefs": ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"],
-    "out.test.qrels_jg": ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123.gz", "results.test"],
+    "out.test.qrels_jg": ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"],
     "out.test.meas_params": ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
                              "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
                              "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test",
@@ -70,7 +72,7 @@ UPSTREAM_READER = {
     ("out.test.aqc", "results.trunc"): "text after the run tag",
     ("out.test.aqcM", "results.trunc"): "text after the run tag",
     ("out.test.prefs", "prefs.comment.test"): None,
-    ("out.test.qrels_jg", "qrels.comments.123.gz"): None,
+    ("out.test.qrels_jg", "qrels.comments.123"): None,
 }
 
 
@@ -86,14 +88,22 @@ def upstream_params():
         yield pytest.param(name, args, "10", id=f"{name}-{path}")
 
 
+#: the source trees of the two versions (their test/ directories), named by environment variables
+UPSTREAM_TREES = {"10": ("TREC_EVAL_SRC", "trec_eval 10.0's source tree (usnistgov/trec_eval tag v10.0)"),
+                  "9": ("TREC_EVAL_9_SRC", "trec_eval 9.0.8's source tree (usnistgov/trec_eval tag v9.0.8)")}
+
+
 @pytest.mark.parametrize("name, args, version", list(upstream_params()))
 def test_trec_eval_own_regression_outputs(name, args, version):
-    args = list(args)
-    if version == "9" and "zscores_file" in args:
-        args[args.index("zscores_file")] = "zscores_file.9.0.8"
-    result = run((["--trec-eval-version", "9"] if version == "9" else []) + args, cwd=UPSTREAM)
+    """trec_eval's own regression files and its expected outputs (usnistgov/trec_eval ``test/``,
+    what ``make quicktest`` compares against), read from a source tree outside the repository,
+    e.g. TREC_EVAL_SRC=/path/to/trec_eval-10.0 TREC_EVAL_9_SRC=/path/to/trec_eval-9.0.8; each
+    version's cases read that version's tree (9.0.8's test/ has the same inputs but its own
+    zscores_file and outputs)."""
+    test_dir = peer_checkout(*UPSTREAM_TREES[version], f"test/{name}") / "test"
+    result = run((["--trec-eval-version", "9"] if version == "9" else []) + list(args), cwd=test_dir)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == (UPSTREAM / OUTPUTS[version] / name).read_text(encoding="utf-8")
+    assert result.stdout == (test_dir / name).read_text(encoding="utf-8")
 
 
 # ---- the command line ------------------------------------------------------------------------

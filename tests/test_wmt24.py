@@ -4,9 +4,12 @@ Checked against: a case worked by hand; a slow, obvious implementation (dicts,
 scipy.stats.wilcoxon and the combination written as WMT24's tools.py writes it) on
 random judgments; and WMT24's own steps (wmt-conference/wmt24-news-systems commit
 bfa937ee5358: calculate_clusters.py and the functions of tools.py it calls, run outside
-this repository with scipy 1.13.1 and 1.17.1) on an excerpt of WMT24's released ESA
-scores; their output is committed beside the excerpt in
-tests/data/wmt24-esa-en-cs-bfa937ee5358.
+this repository with scipy 1.13.1 and 1.17.1 by scripts/human-rankings-fixtures/run-peers)
+on a synthetic WMT24-style ESA export (scripts/human-rankings-fixtures/make-exports); their
+output is committed beside the export in tests/data/wmt24, named with the commit and scipy's
+version. Where a checkout of that repository is given (WMT24_NEWS_SYSTEMS_SRC), also on
+every language pair of its released waves 2 and 3, against the steps' output on them
+(committed in tests/data/wmt24 too).
 """
 
 from __future__ import annotations
@@ -24,16 +27,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import peer_checkout
 from rankeval_cli.aggregate import wmt24, zscore
 from rankeval_cli.formats import read
 from test_wmt_rr import cli, ok
 from test_zscore import cli_input
 
-DATA = Path(__file__).resolve().parent / "data" / "wmt24-esa-en-cs-bfa937ee5358"
-EXPORT = DATA / "esa-en-cs-excerpt.csv.gz"
+DATA = Path(__file__).resolve().parent / "data" / "wmt24"
+#: synthetic (scripts/human-rankings-fixtures/make-exports)
+EXPORT = DATA / "synthetic-esa.en-cs.csv.gz"
+DOCS = DATA / "synthetic.en-cs.docs"
+#: WMT24's steps on the export, by scripts/human-rankings-fixtures/run-peers
+PEER = "wmt24-bfa937ee5358"
+STEPS = {scipy: f"synthetic-esa.en-cs.steps.{PEER}.scipy-{scipy}.tsv" for scipy in ("1.13.1", "1.17.1")}
+TABLES = {scipy: f"synthetic-esa.en-cs.calculate_clusters.{PEER}.scipy-{scipy}.tex" for scipy in ("1.13.1", "1.17.1")}
 CONVERT = ("convert", "--from", "appraise", "--item-types", "TGT", "--exclude-systems", "*tutorial*",
            "--exclude-documents", "*#incomplete*", "--exclude-documents", "*#dup*", "--documents",
-           DATA / "en-cs.docs", EXPORT)
+           DOCS, EXPORT)
 WMT24 = ["aggregate", "--method", "z-score", "--protocol", "wmt24"]
 
 
@@ -245,21 +255,29 @@ def test_equals_the_slow_implementation(rows, alpha):
 # ---- WMT24's scripts, run on the same file ---------------------------------------------------------
 
 def wmt24_steps(name: str) -> tuple[list, dict]:
-    """The ranking rows and {(a, b): p} of the committed output of WMT24's steps."""
-    rows, p = [], {}
+    """The ranking rows and {(a, b): p} of the committed output of WMT24's steps (one lp)."""
+    rows, p = wmt24_steps_by_lp(name)
+    assert len(rows) == 1
+    return next(iter(rows.values())), next(iter(p.values()))
+
+
+def wmt24_steps_by_lp(name: str) -> tuple[dict, dict]:
+    """{lp: ranking rows} and {lp: {(a, b): p}} of the committed output of WMT24's steps."""
+    rows, p = defaultdict(list), defaultdict(dict)
     for line in (DATA / name).read_text().splitlines():
         fields = line.split("\t")
         if line.startswith("#") or fields[0] == "lp":
             continue
         if len(fields) == 11:
-            rows.append(fields)
+            rows[fields[0]].append(fields)
         else:
-            p[fields[1], fields[2]], p[fields[2], fields[1]] = float(fields[3]), float(fields[4])
+            p[fields[0]][fields[1], fields[2]] = float(fields[3])
+            p[fields[0]][fields[2], fields[1]] = float(fields[4])
     return rows, p
 
 
-def check_against_wmt24(ranking, name: str):
-    rows, p = wmt24_steps(name)
+def check_against_wmt24(ranking, name: str, steps=None):
+    rows, p = steps or wmt24_steps(name)
     assert ranking.systems == [r[1] for r in rows]
     for i, r in enumerate(rows):
         assert ranking.value[i] == pytest.approx(float(r[3]), rel=1e-12)
@@ -283,19 +301,16 @@ def excerpt_stream():
 def test_equals_wmt24s_steps_through_the_command(excerpt_stream):
     out = ok(cli_input([*WMT24, "--by", "lp"], excerpt_stream)).stdout
     ours = [line.split("\t") for line in out.splitlines()[1:]]
-    rows, _ = wmt24_steps("wmt24-steps.scipy-1.13.1.tsv")
+    rows, _ = wmt24_steps(STEPS["1.13.1"])
     assert [r[1] for r in ours] == [r[1] for r in rows]
     assert [[r[7], r[8], r[10], r[11], r[12]] for r in ours] == [[r[5], r[6], r[7], r[8], r[9]] for r in rows]
     assert all(float(a[2]) == pytest.approx(float(b[3]), rel=1e-12) for a, b in zip(ours, rows))
 
 
 def test_equals_wmt24s_steps_pvalues_and_domain_means():
-    batches = read(str(EXPORT), "appraise", item_types="TGT", documents=[str(DATA / "en-cs.docs")],
-                   exclude_documents=["*#incomplete*", "*#dup*"], report=lambda m: None)
-    stream = list(_without_tutorials(batches))
+    stream = list(_without_tutorials(read_export(EXPORT, [DOCS])))
     ranking = zscore.rank_stream(iter(stream), by=("lp",), protocol="wmt24")[0]
-    rows = check_against_wmt24(ranking, "wmt24-steps.scipy-1.13.1.tsv")
-    assert ranking.p[2, 4] != ranking.p[4, 2]  # the scipy-1.14 rule: Unbabel-Tower70B/GPT-4 differ by direction
+    rows = check_against_wmt24(ranking, STEPS["1.13.1"])
     cells = zscore.collect(iter(stream), ("lp",), domain_column="domain", last_score=True)[("en-cs",)].cells()
     means = wmt24.domain_means(cells, cells.raw)
     for r in rows:
@@ -305,7 +320,13 @@ def test_equals_wmt24s_steps_pvalues_and_domain_means():
             assert means[s, cells.domains.index(domain)] == pytest.approx(float(value), rel=1e-12)
     # with the rule of scipy >= 1.15, WMT24's steps run with scipy 1.17.1
     current = zscore.rank_stream(iter(stream), by=("lp",), protocol="wmt24", test_method="auto")[0]
-    check_against_wmt24(current, "wmt24-steps.scipy-1.17.1.tsv")
+    check_against_wmt24(current, STEPS["1.17.1"])
+
+
+def read_export(path, documents):
+    """An ESA export read as WMT24's load_data and attach_resources read it."""
+    return read(str(path), "appraise", item_types="TGT", documents=[str(d) for d in documents],
+                exclude_documents=["*#incomplete*", "*#dup*"], report=lambda m: None)
 
 
 def _without_tutorials(batches):
@@ -315,9 +336,9 @@ def _without_tutorials(batches):
             yield b if keep.all() else b.select_groups(keep)
 
 
-def test_equals_calculate_clusters_table(excerpt_stream):
+def calculate_clusters_table(name: str) -> list:
     """calculate_clusters.py's LaTeX table: rank ranges, system, Human score to 1 decimal, cluster lines."""
-    text = (DATA / "calculate_clusters.scipy-1.13.1.tex").read_text()
+    text = (DATA / name).read_text()
     body = text.split("\\midrule\n", 1)[1].split("\\bottomrule", 1)[0]
     table, cluster = [], 1
     for line in body.splitlines():
@@ -326,25 +347,91 @@ def test_equals_calculate_clusters_table(excerpt_stream):
             continue
         rank, system, human = re.sub(r"\\(closedtrack|opentrack|nonsupporting)\{", "", line).split(" & ")[:3]
         table.append((rank, system.replace("HUMAN-A", "refA").rstrip("}"), human, cluster))
+    return table
+
+
+def test_equals_calculate_clusters_table(excerpt_stream):
     out = ok(cli_input([*WMT24, "--by", "lp"], excerpt_stream)).stdout
     ours = [(f"{r[10]}-{r[11]}", r[1], f"{float(r[2]):.1f}", int(r[12]))
             for r in (line.split("\t") for line in out.splitlines()[1:])]
-    assert ours == table
+    assert ours == calculate_clusters_table(TABLES["1.13.1"])
+    # under scipy 1.17.1 (the rule of scipy >= 1.15) WMT24's script writes another table
+    current = zscore.rank_stream(_without_tutorials(read_export(EXPORT, [DOCS])), by=("lp",), protocol="wmt24",
+                                 test_method="auto")[0]
+    ours = [(f"{lo}-{hi}", s, f"{v:.1f}", c) for s, v, lo, hi, c in
+            zip(current.systems, current.value.tolist(), current.lo.tolist(), current.hi.tolist(),
+                current.cluster.tolist())]
+    assert ours == calculate_clusters_table(TABLES["1.17.1"])
+    assert calculate_clusters_table(TABLES["1.13.1"]) != calculate_clusters_table(TABLES["1.17.1"])
 
 
-def test_the_excerpt_exercises_the_rules(excerpt_stream):
+def test_the_export_exercises_the_rules(excerpt_stream):
+    """What the synthetic export must contain for the comparisons above to cover WMT24's rules
+    (the situations the excerpt of WMT24's wave 2 held that these checks used before)."""
+    import csv
+    import gzip
+
+    raw = list(csv.reader(gzip.open(EXPORT, "rt", encoding="utf-8", newline="")))
+    assert {len(r) for r in raw} == {12}  # Appraise's document-task ESA layout
+    assert any("tutorial" in r[1] for r in raw)  # tutorial lines, left out
+    assert {"BAD", "TGT"} <= {r[3] for r in raw}
+    for suffix in ("#bad", "#dup", "#incomplete"):  # filler documents, left out
+        assert any(suffix in r[7] for r in raw)
     rows = [line.split("\t") for line in excerpt_stream.splitlines()]
-    header = rows[0]
-    column = {name: i for i, name in enumerate(header)}
-    domains = {r[column["domain"]] for r in rows[1:]}
-    assert domains == {"literary", "news", "social", "speech"}
-    # a judge re-scored an item (lines 15418 and 15420 of wave 2: 100, then 95): one judgment is kept
+    column = {name: i for i, name in enumerate(rows[0])}
+    assert {r[column["domain"]] for r in rows[1:]} == {"literary", "news", "social", "speech"}
+    # a judge re-scored an item: one judgment is kept, the one with the latest end time, also where
+    # that one is written first
+    seen = defaultdict(list)
+    for index, r in enumerate(rows[1:]):
+        seen[r[column["judge"]], r[1], r[column["segment"]]].append((float(r[column["end_time"]]), index, r))
+    again = {key: v for key, v in seen.items() if len(v) > 1}
+    assert len(again) >= 2 and any(max(v)[1] < min(v)[1] for v in again.values())
     ranking = zscore.rank_stream(read(text_source(excerpt_stream), "tsv"), by=("lp",), protocol="wmt24")[0]
-    unbabel = ranking.systems.index("Unbabel-Tower70B")
-    assert ranking.judgments[unbabel] == ranking.segments[unbabel] == 138
-    kept = [r for r in rows[1:] if r[1] == "Unbabel-Tower70B" and r[column["judge"]] == "engces7916"
-            and r[column["segment"]].endswith("Q5coSYYa6z0_000::766")]
-    assert [r[column["score"]] for r in kept] == ["100", "95"]
+    assert (ranking.judgments == ranking.segments).all()
+    # ... and the scores differ, so that keeping another one would move the numbers compared above
+    assert all(len({r[column["score"]] for _, _, r in versions}) > 1 for versions in again.values())
+    # not every pair shares every segment
+    assert len(set(ranking.segments.tolist())) > 1
+    # the domain macro-average orders the systems differently from the mean over segments
+    micro = zscore.rank_stream(read(text_source(excerpt_stream.replace("\tliterary\t", "\tnews\t")
+                                                 .replace("\tsocial\t", "\tnews\t")
+                                                 .replace("\tspeech\t", "\tnews\t")), "tsv"),
+                               by=("lp",), protocol="wmt24")[0]
+    assert micro.systems != ranking.systems
+    # WMT24's steps: a cluster of several systems, a rank range wider than one position, a pair
+    # whose p-value differs by direction (scipy 1.13.1's exact table), significant and not
+    for name in STEPS.values():
+        steps, p = wmt24_steps(name)
+        clusters = [int(r[9]) for r in steps]
+        assert max(clusters) > 1 and len(set(clusters)) < len(clusters)
+        assert any(r[7] != r[8] for r in steps)
+        assert any(value < 0.05 for value in p.values()) and any(value > 0.05 for value in p.values())
+    _, p = wmt24_steps(STEPS["1.13.1"])
+    assert any(p[a, b] != p[b, a] for a, b in p)
+
+
+# ---- WMT24's released ESA scores (a checkout) ------------------------------------------------------
+
+WAVES = ("esa_generalMT2024_wave2.csv", "esa_generalMT2024_wave3.csv")
+
+
+@pytest.mark.parametrize("scipy", ["1.13.1", "1.17.1"])
+def test_equals_wmt24s_steps_on_the_released_waves(scipy):
+    """Every language pair of WMT24's released waves 2 and 3, read from a checkout of
+    wmt-conference/wmt24-news-systems (commit bfa937ee5358), against WMT24's steps run on them
+    (their output committed as tests/data/wmt24/waves2-3.steps.wmt24-bfa937ee5358.scipy-*.tsv)."""
+    root = peer_checkout("WMT24_NEWS_SYSTEMS_SRC", "a checkout of wmt-conference/wmt24-news-systems (bfa937ee5358)",
+                         *(f"humeval/{wave}" for wave in WAVES), "txt/documents")
+    rows, p = wmt24_steps_by_lp(f"waves2-3.steps.{PEER}.scipy-{scipy}.tsv")
+    documents = sorted((root / "txt" / "documents").glob("*.docs"))
+    batches = itertools.chain.from_iterable(read_export(root / "humeval" / wave, documents) for wave in WAVES)
+    method = "auto" if scipy == "1.17.1" else "scipy-1.14"
+    rankings = zscore.rank_stream(_without_tutorials(batches), by=("lp",), protocol="wmt24", test_method=method)
+    ranked = {r.key[0]: r for r in rankings}
+    assert set(rows) <= set(ranked) and len(rows) >= 4
+    for lp in rows:
+        check_against_wmt24(ranked[lp], lp, (rows[lp], p[lp]))
 
 
 # ---- intervals, options, errors --------------------------------------------------------------------

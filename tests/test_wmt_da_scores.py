@@ -10,7 +10,8 @@ from test_wmt_rr import cli, fails_at, ok, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 EXCERPT = DATA / "wmt20-da-excerpt-en-de.csv"
-LV_EN = DATA / "wmt22-da-lv-en-20240a2e96a5" / "ad-seg-scores-lv-en.csv"
+#: synthetic, in the WMT organisers' layout (scripts/human-rankings-fixtures/make-exports)
+ORGANISERS = DATA / "synthetic-ad-seg-scores-de-en.csv"
 
 
 def test_excerpt_by_hand():
@@ -34,10 +35,19 @@ def test_negated_z_text_is_exact():
 
 
 def test_organisers_layout_without_segid():
-    b = read_all(LV_EN, "wmt-da-scores")  # SYS SID RAW.SCR Z.SCR N
-    assert b.extra["lp"][0] == "lv-en" and "SID" not in b.extra
+    b = read_all(ORGANISERS, "wmt-da-scores")  # SYS SID RAW.SCR Z.SCR N (and a trailing space)
+    lines = ORGANISERS.read_text().splitlines()
+    assert lines[0] == "SYS SID RAW.SCR Z.SCR N " and b.n_rows == len(lines) - 1
+    assert b.extra["lp"][0] == "de-en" and "SID" not in b.extra
     assert b.extra["segment"][0] == b.group[0].split(":", 1)[1]
     assert len(set(b.group.tolist())) == b.n_groups
+    first = lines[1].split()  # the first row of the first segment
+    assert (b.item[0], b.extra["segment"][0], b.gold[0]) == (first[0], first[1], -float(first[2]))
+    assert float(b.extra["z"][0]) == -float(first[3]) and b.extra["judgments"][0] == first[4]
+
+
+def test_organisers_layout_round_trip(tmp_path):
+    round_trip(tmp_path, ORGANISERS, "--from", "wmt-da-scores")
 
 
 def test_round_trip(tmp_path):

@@ -2,10 +2,12 @@
 
 Checked against: a case worked by hand; a slow, obvious implementation (dicts and
 scipy's mannwhitneyu) on random judgments; Appraise's ComputeWMT21Results and
-ComputeWMT23Results run on the same Appraise exports (their output committed under
-tests/data/appraise, named with the Appraise commit); the official WMT20 system
-scores and Wilcoxon p-values (WMT-Metrics-task/wmt20-metrics) on the bundled WMT20
-DA files; WMT22's published lv-en scores, p-values and clusters.
+ComputeWMT23Results run on synthetic Appraise exports (their output committed under
+tests/data/appraise, named with the Appraise commit); the official WMT20 system scores
+and significance outcomes (WMT-Metrics-task/wmt20-metrics, typed below) on the WMT20 DA
+scores of ../shared/data. Where release checkouts are given (WMT20_METRICS_SRC,
+WMT22_NEWS_SYSTEMS_SRC), every official WMT20 p-value and WMT22's published into-English
+scores, p-values and clusters too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import peer_checkout
 from rankeval_cli.aggregate import zscore
 from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.formats import read
@@ -29,8 +32,10 @@ from test_wmt_rr import cli, ok
 
 DATA = Path(__file__).resolve().parent / "data"
 APPRAISE = DATA / "appraise"
-WMT20 = DATA / "wmt20-da-official-3e434fc32fd0"
-LV_EN = DATA / "wmt22-da-lv-en-20240a2e96a5"
+SEGMENT_EXPORT = "synthetic-segment-da.en-de"
+DOCUMENT_EXPORT = "synthetic-document-esa.en-zh"
+#: the WMT organisers' segment-score layout (SYS SID RAW.SCR Z.SCR N), synthetic
+ORGANISERS = DATA / "synthetic-ad-seg-scores-de-en.csv"
 COMMIT = "appraise-612e4b09fc28"
 
 
@@ -204,15 +209,18 @@ def appraise_output(path: Path) -> dict:
 
 
 @pytest.mark.parametrize("export, output, options", [
-    ("wmt22-en-liv-refda-excerpt.csv", f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt", ()),
-    ("wmt24-esa-en-zh-excerpt.csv", f"wmt24-esa-en-zh-excerpt.ComputeWMT21Results-Document.{COMMIT}.txt", ()),
-    ("wmt24-esa-en-zh-excerpt.csv", f"wmt24-esa-en-zh-excerpt.ComputeWMT23Results-Document.{COMMIT}.txt",
-     ("raw",)),
+    (f"{SEGMENT_EXPORT}.csv", f"{SEGMENT_EXPORT}.ComputeWMT21Results.{COMMIT}.txt", ()),
+    (f"{DOCUMENT_EXPORT}.csv", f"{DOCUMENT_EXPORT}.ComputeWMT21Results-Document.{COMMIT}.txt", ()),
+    (f"{DOCUMENT_EXPORT}.csv", f"{DOCUMENT_EXPORT}.ComputeWMT23Results-Document.{COMMIT}.txt", ("raw",)),
 ])
 def test_equals_appraise(export, output, options):
-    expected = appraise_output(APPRAISE / output)
+    check_appraise(APPRAISE / export, APPRAISE / output, options)
+
+
+def check_appraise(export: Path, output: Path, options=()):
+    expected = appraise_output(output)
     rank_by = "raw" if "raw" in options else "z"
-    batches = read(str(APPRAISE / export), "appraise", report=lambda m: None)
+    batches = read(str(export), "appraise", report=lambda m: None)
     ranking = zscore.rank_stream(batches, by=("lp",), rank_by=rank_by, shared_segments=True)[0]
     assert ranking.systems == expected["systems"]
     assert ranking.wins.tolist() == expected["wins"]
@@ -240,17 +248,167 @@ def test_equals_appraise(export, output, options):
 
 
 def test_equals_appraise_through_the_command():
-    text = ok(cli("convert", "--from", "appraise", APPRAISE / "wmt22-en-liv-refda-excerpt.csv")).stdout
+    text = ok(cli("convert", "--from", "appraise", APPRAISE / f"{SEGMENT_EXPORT}.csv")).stdout
     out = ok(cli_input(["aggregate", "--method", "z-score", "--shared-segments", "--by", "lp"], text)).stdout
     rows = [line.split("\t") for line in out.splitlines()[1:]]
-    expected = appraise_output(APPRAISE / f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt")
+    expected = appraise_output(APPRAISE / f"{SEGMENT_EXPORT}.ComputeWMT21Results.{COMMIT}.txt")
     assert [r[1] for r in rows] == expected["systems"] and [int(r[7]) for r in rows] == expected["wins"]
     assert [int(r[12]) for r in rows] == expected["clusters"]
 
 
-# ---- the official WMT20 and WMT22 numbers ----------------------------------------------------------
+#: Appraise's output on excerpts of the released exports (kept: a peer's output; the excerpts are
+#: rebuilt from a release checkout): (variable, release, export in it, judges, target language,
+#: output, options)
+RELEASED_EXPORTS = {
+    "wmt22-en-liv": ("WMT22_NEWS_SYSTEMS_SRC", "wmt-conference/wmt22-news-systems (20240a2e96a5)",
+                     "humaneval/DA+SQM/scores/WMT22.Appraise.SegLvlLivRef.20221031.filtered.csv",
+                     {"engliv0d02", "engliv0d09"}, None,
+                     [(f"wmt22-en-liv-refda-excerpt.ComputeWMT21Results.{COMMIT}.txt", ())]),
+    "wmt24-en-zh": ("WMT24_NEWS_SYSTEMS_SRC", "wmt-conference/wmt24-news-systems (bfa937ee5358)",
+                    "humeval/esa_generalMT2024_wave3.csv",
+                    {"engzho7c16", "engzho7c1a", "engzho7c21", "engzho7c27", "engzho7c28", "engzho7c38"}, "zho",
+                    [(f"wmt24-esa-en-zh-excerpt.ComputeWMT21Results-Document.{COMMIT}.txt", ()),
+                     (f"wmt24-esa-en-zh-excerpt.ComputeWMT23Results-Document.{COMMIT}.txt", ("raw",))]),
+}
+
+
+@pytest.mark.parametrize("release", sorted(RELEASED_EXPORTS))
+def test_equals_appraise_on_released_exports(release, tmp_path):
+    """Appraise's commands run on excerpts of WMT22's en-liv and WMT24's en-zh exports (every line
+    of the judges below, in file order; WMT24's without its tutorial systems), their output
+    committed under tests/data/appraise; the excerpts are rebuilt from release checkouts."""
+    import csv
+
+    variable, what, name, judges, language, outputs = RELEASED_EXPORTS[release]
+    source = peer_checkout(variable, f"a checkout of {what}", name) / name
+    kept = []
+    for line in source.read_bytes().splitlines(keepends=True):
+        row = next(csv.reader([line.decode("utf-8")]))
+        if row[0] in judges and (language is None or row[5] == language) and "tutorial" not in row[1]:
+            kept.append(line)
+    export = tmp_path / "excerpt.csv"
+    export.write_bytes(b"".join(kept))
+    for output, options in outputs:
+        check_appraise(export, APPRAISE / output, options)
+
+
+def test_the_appraise_cases_exercise_the_rules():
+    """What the synthetic exports must contain for the comparisons above to cover WMT's rules
+    (the situations WMT22's lv-en and WMT24's en-zh data held)."""
+    cases = {name: appraise_output(APPRAISE / name) for name in (
+        f"{SEGMENT_EXPORT}.ComputeWMT21Results.{COMMIT}.txt",
+        f"{DOCUMENT_EXPORT}.ComputeWMT21Results-Document.{COMMIT}.txt",
+        f"{DOCUMENT_EXPORT}.ComputeWMT23Results-Document.{COMMIT}.txt")}
+    for case in cases.values():
+        k = len(case["systems"])
+        clusters = case["clusters"]
+        assert 2 < max(clusters) < k  # several clusters, at least one of several systems
+        assert any(lo != hi for lo, hi in (r if len(r) == 2 else r * 2 for r in case["ranges"]))
+        # the cluster rule reads the fewest wins so far: a system with wins over systems below it
+        # can share a cluster with them
+        assert any(case["wins"][i] > 0 and clusters[i] == clusters[i + 1] for i in range(k - 1))
+        p = [value for (a, b), value in case["p"].items() if a != b]
+        assert any(v < 0.05 for v in p) and any(0.05 <= v < 1 for v in p)
+    z, raw = (cases[f"{DOCUMENT_EXPORT}.ComputeWMT2{v}Results-Document.{COMMIT}.txt"] for v in (1, 3))
+    assert z["systems"] != raw["systems"]  # ranking by z and by raw score differ
+    assert any(p == 1.0 for (a, b), p in z["p"].items() if a != b)  # pairs without a shared segment
+    segment = cases[f"{SEGMENT_EXPORT}.ComputeWMT21Results.{COMMIT}.txt"]
+    raw_order = sorted(segment["systems"], key=lambda s: -float(segment["printed"][segment["systems"].index(s)][2]))
+    assert raw_order != segment["systems"]  # the judges' z-scores reorder the raw means
+
+
+# ---- the official WMT20 numbers ----------------------------------------------------------------
 
 WMT20_NAMES = {"Human-A.0": "HUMAN-A", "Human-B.0": "HUMAN-B", "Human-P.0": "HUMAN-C"}
+WMT20_COMMIT = "3e434fc32fd0"  # WMT-Metrics-task/wmt20-metrics, manual-evaluation/DA/
+
+#: ``ad-sys-scores-LP.csv`` of wmt20-metrics (commit above), the official WMT20 system scores
+#: (Barrault et al. 2020, human evaluation tables): SYS, RAW.SCR, Z.SCR, N, N.ALL, in the order
+#: of the rows of ``adwilcox-LPLP.csv`` (WMT's ranking)
+WMT20_SYSTEMS = {
+    "en-de": [
+        ("HUMAN-B", 90.5060780550224, 0.569198370284334, 521, 850),
+        ("OPPO.1535", 87.398679154659, 0.495151735582397, 694, 1190),
+        ("Tohoku-AIP-NTT.890", 88.6200726612171, 0.468208656575967, 734, 1361),
+        ("HUMAN-A", 85.6581632653061, 0.445785004150892, 588, 957),
+        ("Online-B.1590", 84.5061500615006, 0.416468423465359, 813, 1365),
+        ("Tencent_Translation.1520", 84.3134523809524, 0.384524299843968, 700, 1056),
+        ("Huoshan_Translate.832", 84.6034986225895, 0.326442602111907, 605, 1091),
+        ("Online-A.1574", 85.279324009324, 0.322221407355888, 715, 1308),
+        ("eTranslation.737", 82.4510563380282, 0.311776552584311, 710, 1173),
+        ("HUMAN-C", 84.1500319897633, 0.298640272530644, 521, 803),
+        ("AFRL.1069", 82.2212494595763, 0.26013891998072, 771, 1356),
+        ("UEDIN.1136", 81.0026707755521, 0.251231842420799, 649, 1192),
+        ("PROMT_NMT.73", 79.3259803921569, 0.247014407933923, 782, 1241),
+        ("Online-Z.1631", 77.655458399576, 0.125798127745, 629, 1043),
+        ("Online-G.1556", 73.9161324786325, -0.119678490034494, 624, 1018),
+        ("zlabs-nlp.179", 68.1258397932817, -0.278390194312612, 645, 1056),
+        ("WMTBiomedBaseline.388", 65.4550834597876, -0.338168585367229, 659, 1042),
+    ],
+    "cs-en": [
+        ("CUNI-DocTransformer.1457", 78.3060390295359, 0.117873378925305, 632, 949),
+        ("OPPO.1481", 77.504674796748, 0.071083778060103, 615, 845),
+        ("Online-B.1586", 74.785353130016, 0.0414329096603885, 623, 937),
+        ("CUNI-Transformer.1081", 75.2549916805324, 0.0343854882879749, 601, 846),
+        ("Online-A.1570", 73.7943912812334, 0.0181781259060487, 627, 877),
+        ("SRPOL.1365", 73.74625, -0.0367162383383919, 640, 1016),
+        ("UEDIN-CUNI.1359", 74.1065664556962, -0.0491061326068965, 632, 862),
+        ("CUNI-T2T-2018.1072", 74.1323577235772, -0.0653420144402421, 615, 837),
+        ("Online-G.1552", 72.548157051282, -0.0691237512737649, 624, 940),
+        ("Online-Z.1628", 71.8412572636027, -0.0804246536392026, 631, 842),
+        ("PROMT_NMT.76", 71.9327229299363, -0.094493057942707, 628, 840),
+        ("zlabs-nlp.1149", 71.9637299196787, -0.141199041660665, 664, 912),
+    ],
+}
+#: the significance outcomes of ``adwilcox-LPLP.csv`` (same commit): row i, column j is "+" where
+#: the file gives the one-sided Wilcoxon rank-sum p-value of "system i better than system j"
+#: (every such value is below 0.05) and "." where it writes 0.12 (not significant)
+WMT20_SIGNIFICANT = {
+    "en-de": [
+        ".++++++++++++++++",  # HUMAN-B
+        "....+++++++++++++",  # OPPO.1535
+        ".....++++++++++++",  # Tohoku-AIP-NTT.890
+        "....+++++++++++++",  # HUMAN-A
+        "......+++++++++++",  # Online-B.1590
+        "......+++++++++++",  # Tencent_Translation.1520
+        "...........++++++",  # Huoshan_Translate.832
+        "...........++++++",  # Online-A.1574
+        "...........++++++",  # eTranslation.737
+        "...........++++++",  # HUMAN-C
+        "............+++++",  # AFRL.1069
+        ".............++++",  # UEDIN.1136
+        ".............++++",  # PROMT_NMT.73
+        "..............+++",  # Online-Z.1631
+        "................+",  # Online-G.1556
+        ".................",  # zlabs-nlp.179
+        ".................",  # WMTBiomedBaseline.388
+    ],
+    "cs-en": [
+        "...+.+++++++",  # CUNI-DocTransformer.1457
+        ".....+++++++",  # OPPO.1481
+        "......++++++",  # Online-B.1586
+        "......++++++",  # CUNI-Transformer.1081
+        "......++++++",  # Online-A.1570
+        "...........+",  # SRPOL.1365
+        "...........+",  # UEDIN-CUNI.1359
+        "............",  # CUNI-T2T-2018.1072
+        "............",  # Online-G.1552
+        "............",  # Online-Z.1628
+        "............",  # PROMT_NMT.76
+        "............",  # zlabs-nlp.1149
+    ],
+}
+#: a few of those p-values (same files): the smallest and the three largest of each language pair
+WMT20_PVALUES = {
+    "en-de": {("HUMAN-B", "WMTBiomedBaseline.388"): 3.69954721104205e-85,
+              ("HUMAN-C", "UEDIN.1136"): 0.0257451369430242,
+              ("Tohoku-AIP-NTT.890", "Tencent_Translation.1520"): 0.0307098048926921,
+              ("AFRL.1069", "PROMT_NMT.73"): 0.0400811220718331},
+    "cs-en": {("CUNI-DocTransformer.1457", "zlabs-nlp.1149"): 6.43050618559168e-09,
+              ("Online-A.1570", "UEDIN-CUNI.1359"): 0.0261355160888155,
+              ("CUNI-DocTransformer.1457", "CUNI-Transformer.1081"): 0.0357979350183517,
+              ("UEDIN-CUNI.1359", "zlabs-nlp.1149"): 0.0363724046761948},
+}
 
 
 def official_systems(path: Path) -> dict:
@@ -272,6 +430,7 @@ def official_pvalues(path: Path, lp: str) -> tuple[list, dict]:
 
 
 def check_official(ranking, systems: dict, names: list, pvalues: dict, rename=lambda s: s):
+    """Our ranking against official system scores and an adwilcox matrix (every p-value)."""
     ours = [rename(s) for s in ranking.systems]
     assert ours == names  # the matrix lists the systems in WMT's order
     for i, s in enumerate(ours):
@@ -291,17 +450,30 @@ def check_official(ranking, systems: dict, names: list, pvalues: dict, rename=la
     return official_wins
 
 
-@pytest.mark.parametrize("lp, short", [("en-de", "ende"), ("cs-en", "csen")])
-def test_wmt20_official_scores_pvalues_and_clusters(shared, lp, short):
-    batches = read(str(shared / "wmt20-da" / f"metrics-ad-seg-scores-{lp}.csv"), "wmt-da-scores")
-    ranking = zscore.rank_stream(batches)[0]
-    names, pvalues = official_pvalues(WMT20 / f"adwilcox-{short}.csv", lp)
-    wins = check_official(ranking, official_systems(WMT20 / f"ad-sys-scores-{lp}.csv"), names, pvalues,
-                          lambda s: WMT20_NAMES.get(s, s))
-    # the clusters follow from the official p-values alone (rule of zscore.wmt_clusters) ...
+def wmt20_ranking(shared, lp):
+    return zscore.rank_stream(read(str(shared / "wmt20-da" / f"metrics-ad-seg-scores-{lp}.csv"), "wmt-da-scores"))[0]
+
+
+@pytest.mark.parametrize("lp", ["en-de", "cs-en"])
+def test_wmt20_official_scores_significance_and_clusters(shared, lp):
+    ranking = wmt20_ranking(shared, lp)
+    names = [row[0] for row in WMT20_SYSTEMS[lp]]
+    assert [WMT20_NAMES.get(s, s) for s in ranking.systems] == names  # the official order
+    for i, (_, raw, z, n, n_all) in enumerate(WMT20_SYSTEMS[lp]):
+        assert ranking.raw[i] == pytest.approx(raw, rel=1e-12) and ranking.z[i] == pytest.approx(z, rel=1e-12)
+        assert (ranking.segments[i], ranking.judgments[i]) == (n, n_all)
+    wins = np.array([[c == "+" for c in row] for row in WMT20_SIGNIFICANT[lp]])
+    k = len(names)
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    assert not (wins & ~upper).any()  # the official file marks only a system above beating one below
+    ours = np.where(upper, ranking.p < 0.05, False)
+    assert (ours == wins).all()
+    assert (wins.sum(axis=1) == ranking.wins).all()
+    for (a, b), value in WMT20_PVALUES[lp].items():
+        assert ranking.p[names.index(a), names.index(b)] == pytest.approx(value, rel=1e-12)
+    # the clusters follow from the official outcomes alone (rule of zscore.wmt_clusters) ...
     assert zscore.wmt_clusters(wins.sum(axis=1)).tolist() == ranking.cluster.tolist()
     # ... and here equal the stricter reading "every system of a cluster beats every system below it"
-    k = len(names)
     strict = [all(wins[a, b] for a in range(i + 1) for b in range(i + 1, k)) for i in range(k - 1)]
     assert (1 + np.concatenate([[0], np.cumsum(strict)])).tolist() == ranking.cluster.tolist()
     groups = defaultdict(list)
@@ -316,15 +488,77 @@ def test_wmt20_official_scores_pvalues_and_clusters(shared, lp, short):
         assert len(groups) == 1 and ranking.systems[0] == "CUNI-DocTransformer.1457"
 
 
-def test_wmt22_lv_en_official_scores_pvalues_and_clusters():
-    ranking = zscore.rank_stream(read(str(LV_EN / "ad-seg-scores-lv-en.csv"), "wmt-da-scores"))[0]
-    names, pvalues = official_pvalues(LV_EN / "adwilcox-lven.csv", "lv-en")
-    check_official(ranking, official_systems(LV_EN / "ad-sys-scores-lv-en.csv"), names, pvalues)
-    published = [line.split() for line in (LV_EN / "clusters-lv-en.csv").read_text().splitlines()[1:]]
+@pytest.mark.parametrize("lp, short", [("en-de", "ende"), ("cs-en", "csen")])
+def test_wmt20_every_official_pvalue(shared, lp, short):
+    """Every p-value of the official files, read from a wmt20-metrics checkout (commit above)."""
+    official = peer_checkout("WMT20_METRICS_SRC", f"a checkout of WMT-Metrics-task/wmt20-metrics ({WMT20_COMMIT})",
+                             f"manual-evaluation/DA/adwilcox-{short}.csv") / "manual-evaluation" / "DA"
+    ranking = wmt20_ranking(shared, lp)
+    names, pvalues = official_pvalues(official / f"adwilcox-{short}.csv", lp)
+    check_official(ranking, official_systems(official / f"ad-sys-scores-{lp}.csv"), names, pvalues,
+                   lambda s: WMT20_NAMES.get(s, s))
+
+
+# ---- WMT22's published into-English rankings ---------------------------------------------------
+
+WMT22_TOEN = ["cs-en", "de-en", "ja-en", "lv-en", "ru-en", "uk-en", "zh-en"]
+
+
+@pytest.mark.parametrize("lp", WMT22_TOEN)
+def test_wmt22_official_scores_pvalues_and_clusters(lp):
+    """WMT22's released segment scores, system scores, p-values and clusters
+    (wmt-conference/wmt22-news-systems ``humaneval/DA/newstest2022-toen/``, commit 20240a2e96a5),
+    read from a checkout; in CI the same code paths meet Appraise's clusters on the synthetic
+    exports above and the official WMT20 outcomes."""
+    short = lp.replace("-", "")
+    folder = peer_checkout("WMT22_NEWS_SYSTEMS_SRC",
+                           "a checkout of wmt-conference/wmt22-news-systems (20240a2e96a5)",
+                           f"humaneval/DA/newstest2022-toen/ad-seg-scores-{lp}.csv") / "humaneval/DA/newstest2022-toen"
+    ranking = zscore.rank_stream(read(str(folder / f"ad-seg-scores-{lp}.csv"), "wmt-da-scores"))[0]
+    names, pvalues = official_pvalues(folder / f"adwilcox-{short}.csv", lp)
+    check_official(ranking, official_systems(folder / f"ad-sys-scores-{lp}.csv"), names, pvalues)
+    source, target = lp.split("-")
+    published = [line.split() for line in (folder / "clusters.csv").read_text().splitlines()[1:]]
+    published = [r for r in published if r[:2] == [source, target]]
     assert [r[7] for r in published] == ranking.systems
     assert [int(r[2]) for r in published] == ranking.wins.tolist()
     starts = [int(r[4]) for r in published]  # CLUSTER_START: the first position of the system's cluster
     assert [starts.index(s) for s in starts] == [ranking.cluster.tolist().index(c) for c in ranking.cluster]
+
+
+#: WMT22's published lv-en ranking, typed from wmt-conference/wmt22-news-systems (commit
+#: 20240a2e96a5) ``humaneval/DA/newstest2022-toen/``: ``ad-sys-scores-lv-en.csv`` (system, RAW.SCR,
+#: Z.SCR, N, N.ALL), in the order of ``clusters.csv`` (lv en lines: WINS, CLUSTER_START)
+WMT22_LV_EN = [("TartuNLP.1", 67.7289932963477, 0.0238346710543844, 412, 1031, 3, 1),
+               ("TAL-SJTU.3", 66.0460298427924, -0.0138079789193609, 417, 960, 1, 1),
+               ("HuaweiTSC.0", 64.0292634767273, -0.034970348798572, 414, 798, 1, 1),
+               ("Liv4ever.4", 63.4970406241593, -0.0792882038961307, 413, 962, 1, 1),
+               ("NiuTrans.2", 60.3943428418066, -0.346013999342893, 414, 887, 0, 5)]
+#: the significant p-values of ``adwilcox-lven.csv`` (the others are written 0.12)
+WMT22_LV_EN_P = {("TartuNLP.1", "HuaweiTSC.0"): 0.0296222712829756, ("TartuNLP.1", "Liv4ever.4"): 0.00905081795293708,
+                 ("TartuNLP.1", "NiuTrans.2"): 1.97568864110944e-12, ("TAL-SJTU.3", "NiuTrans.2"): 5.90278198525668e-10,
+                 ("HuaweiTSC.0", "NiuTrans.2"): 2.08923166169306e-08, ("Liv4ever.4", "NiuTrans.2"): 8.70420293303457e-07}
+
+
+def test_wmt22_lv_en_published_numbers():
+    """WMT22's lv-en scores, p-values, wins and clusters as published (typed above), from the
+    released segment scores of a checkout (the same ones test_wmt22_official_... reads)."""
+    folder = peer_checkout("WMT22_NEWS_SYSTEMS_SRC",
+                           "a checkout of wmt-conference/wmt22-news-systems (20240a2e96a5)",
+                           "humaneval/DA/newstest2022-toen/ad-seg-scores-lv-en.csv") / "humaneval/DA/newstest2022-toen"
+    ranking = zscore.rank_stream(read(str(folder / "ad-seg-scores-lv-en.csv"), "wmt-da-scores"))[0]
+    assert ranking.systems == [row[0] for row in WMT22_LV_EN]
+    for i, (_, raw, z, n, n_all, wins, start) in enumerate(WMT22_LV_EN):
+        assert ranking.raw[i] == pytest.approx(raw, rel=1e-12) and ranking.z[i] == pytest.approx(z, rel=1e-12)
+        assert (ranking.segments[i], ranking.judgments[i], ranking.wins[i]) == (n, n_all, wins)
+        assert ranking.cluster.tolist().index(ranking.cluster[i]) + 1 == start
+    names = ranking.systems
+    for i, j in itertools.combinations(range(len(names)), 2):
+        published = WMT22_LV_EN_P.get((names[i], names[j]))
+        if published is None:
+            assert ranking.p[i, j] >= 0.05
+        else:
+            assert ranking.p[i, j] == pytest.approx(published, rel=1e-12)
 
 
 # ---- other inputs, intervals, errors --------------------------------------------------------------
@@ -347,7 +581,7 @@ def test_mqm_ranked_by_raw_score():
 
 
 def test_bootstrap_intervals_do_not_depend_on_jobs_and_follow_the_seed():
-    text = ok(cli("convert", "--from", "wmt-da-scores", LV_EN / "ad-seg-scores-lv-en.csv")).stdout
+    text = ok(cli("convert", "--from", "wmt-da-scores", ORGANISERS)).stdout
     args = ["aggregate", "--method", "z-score", "--ci", "0.95", "--bootstrap", "300"]
     one = ok(cli_input(args, text)).stdout
     assert ok(cli_input(args + ["--jobs", "2"], text)).stdout == one
@@ -361,7 +595,7 @@ def test_bootstrap_intervals_do_not_depend_on_jobs_and_follow_the_seed():
 
 
 def test_bootstrap_replicates_are_segment_resamples():
-    batches = read(str(LV_EN / "ad-seg-scores-lv-en.csv"), "wmt-da-scores")
+    batches = read(str(ORGANISERS), "wmt-da-scores")
     cells = zscore.collect(batches)[()].cells()
     ranking = zscore.rank_cells(cells)
     position = {s: i for i, s in enumerate(ranking.systems)}
