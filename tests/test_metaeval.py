@@ -532,7 +532,7 @@ def test_long_group_kendall_paths_agree(monkeypatch):
         runs = []
         for fallback in (False, True):
             if fallback:
-                monkeypatch.setattr(hybrids, "_kendall_dis", None)
+                monkeypatch.setattr(hybrids, "_kendall_dis", lambda: None)
             stat = me.make_cell_statistic("kendall", cells.human, cells.offsets, variant="wmt14")
             assert (getattr(stat, "_long", None) is None) == fallback
             runs.append(pm.paired_permutation(stat, cells.metrics[0], cells.metrics[1], 40, 2))

@@ -76,10 +76,16 @@ class PaddedPearson:
                                  (K, self.G)), **self.average)[0]
 
 
-try:  # scipy's compiled discordant-pair count (Knight 1966, Fenwick tree), used by scipy.stats.kendalltau
-    from scipy.stats._stats import _kendall_dis
-except ImportError:  # pragma: no cover - then the vectorized merge sort of measures.pairs is used
-    _kendall_dis = None
+def _kendall_dis():
+    """scipy's compiled discordant-pair count (Knight 1966, Fenwick tree), used by
+    scipy.stats.kendalltau; None without it (then the vectorized merge sort of measures.pairs
+    is used). Imported when first needed: scipy.stats takes a second to import, which every
+    worker process of a parallel run would pay."""
+    try:
+        from scipy.stats._stats import _kendall_dis as count
+    except ImportError:  # pragma: no cover
+        return None
+    return count
 
 #: Up to this many groups, Kendall trials count each long group with scipy's compiled routine.
 LONG_KENDALL_MAX_GROUPS = 64
@@ -115,7 +121,8 @@ class LongKendall:
         xr = np.take_along_axis(xr, perm, axis=1)
         hs = np.take_along_axis(hs, perm, axis=1)  # every row: the sorted human scores
         hr = np.r_[True, hs[0, 1:] != hs[0, :-1]].cumsum(dtype=np.intp)
-        dis = np.array([_kendall_dis(hr, row) for row in xr], np.int64)
+        count = _kendall_dis()
+        dis = np.array([count(hr, row) for row in xr], np.int64)
         new_joint = new_x.copy()  # reused buffer: runs of equal (human, metric) ranks
         new_joint[:, 1:] = (hr[None, 1:] != hr[None, :-1]) | (xr[:, 1:] != xr[:, :-1])
         both = _run_pairs(new_joint)
@@ -165,7 +172,7 @@ class CellStatistic:
             self._pearson = PaddedPearson(self.human, self.offsets, self.average)
         self._long = None
         if (self.statistic == "kendall" and self.variant != "c" and not epsilon and min_human_diff is None
-                and not calibrate and len(self.offsets) - 1 <= LONG_KENDALL_MAX_GROUPS and _kendall_dis):
+                and not calibrate and len(self.offsets) - 1 <= LONG_KENDALL_MAX_GROUPS and _kendall_dis() is not None):
             self._long = LongKendall(self.variant, self.human, self.offsets, self.average)
 
 
