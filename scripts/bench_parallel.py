@@ -16,7 +16,10 @@ Workloads (each run end to end as a child process, outputs compared byte for byt
   trec_eval  the same 20 runs: rankeval trec_eval -m all_trec (one report per run)
 
 Prints wall time, speed-up over one worker, the peak resident memory of the main
-process and of the largest worker (sampled from /proc every 50 ms: Linux only), and
+process and of the largest worker, and the machine's ceiling for the workload: two
+independent copies of the one-worker command run at once (the speed-up two cores give
+two processes that share nothing; shared caches, memory bandwidth and a virtual machine's
+host keep it below 2) (sampled from /proc every 50 ms: Linux only), and
 whether the outputs are identical. The LocalCluster (dask.distributed, the ``dask``
 extra) has two single-threaded worker processes; its workers' peaks are their own
 (``resource.getrusage`` on each worker).
@@ -151,6 +154,27 @@ def run_measured(argv: list[str], out: Path) -> dict:
             "output": out.read_bytes()}
 
 
+def two_copies(argv: list[str], out: Path) -> dict:
+    """The machine's own ceiling: two copies of the one-worker command at once (each writing its
+    own file); the speed-up column is then the throughput of the pair, 2 x (one copy's time) /
+    (the pair's time), what two cores give two independent processes here."""
+    start = time.perf_counter()
+    outs = [out.with_name(f"{out.name}.copy{k}") for k in range(2)]
+    procs = []
+    for o in outs:
+        args = [o if a == str(out) else a for a in map(str, argv)]
+        sink = open(o, "wb") if "-o" not in args else subprocess.DEVNULL
+        procs.append((subprocess.Popen(args, stdout=sink, stderr=subprocess.DEVNULL), sink))
+    for proc, sink in procs:
+        proc.wait()
+        if sink is not subprocess.DEVNULL:
+            sink.close()
+        if proc.returncode:
+            raise SystemExit(f"{' '.join(argv[:4])} ... failed ({proc.returncode})")
+    seconds = (time.perf_counter() - start) / 2  # per copy, so that speed-up = base / this
+    return {"seconds": seconds, "main_mb": float("nan"), "worker_mb": float("nan"), "output": outs[0].read_bytes()}
+
+
 def cluster_run(argv: list[str], out: Path) -> dict:
     """The same on a fresh LocalCluster of two single-threaded worker processes."""
     from dask.distributed import Client, LocalCluster
@@ -199,6 +223,7 @@ def main(argv=None) -> int:
                    ("2 workers", lambda a: run_measured(with_options(a, "--jobs", "2"), out))]
         if not args.no_cluster:
             engines.append(("LocalCluster, 2 workers", lambda a: cluster_run(a, out)))
+        engines.append(("ceiling: two 1-worker copies at once", lambda a: two_copies(with_options(a, "--jobs", "1"), out)))
         results = []
         for label, engine in engines:
             print(f"{name}: {label} ...", file=sys.stderr)
@@ -210,7 +235,8 @@ def main(argv=None) -> int:
     header = ("workload", "engine", "wall s", "speed-up", "main MB", "largest worker MB", "output identical")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, label, s, x, m, w, same in rows:
-        lines.append(f"| {name} | {label} | {s:.1f} | {x:.2f}x | {m:.0f} | {w:.0f} | {'yes' if same else 'NO'} |")
+        mb = (lambda v: "–" if v != v else f"{v:.0f}")  # NaN: not measured
+        lines.append(f"| {name} | {label} | {s:.1f} | {x:.2f}x | {mb(m)} | {mb(w)} | {'yes' if same else 'NO'} |")
     text = "\n".join(lines)
     print(text)
     if args.markdown:
