@@ -16,11 +16,11 @@ Workloads (each run end to end as a child process, outputs compared byte for byt
   trec_eval  the same 20 runs: rankeval trec_eval -m all_trec (one report per run)
 
 Prints wall time, speed-up over one worker, the peak resident memory of the main
-process and of the largest worker, and the machine's ceiling for the workload: two
-independent copies of the one-worker command run at once (the speed-up two cores give
-two processes that share nothing; shared caches, memory bandwidth and a virtual machine's
-host keep it below 2) (sampled from /proc every 50 ms: Linux only), and
-whether the outputs are identical. The LocalCluster (dask.distributed, the ``dask``
+process and of the largest worker (sampled from /proc every 100 ms, the process tree
+only: Linux only), whether the outputs are identical, and the machine's ceiling for the
+workload: two independent copies of the one-worker command run at once (the speed-up two
+cores give two processes that share nothing; shared caches, memory bandwidth and a
+virtual machine's host keep it below 2). The LocalCluster (dask.distributed, the ``dask``
 extra) has two single-threaded worker processes; its workers' peaks are their own
 (``resource.getrusage`` on each worker).
 """
@@ -42,6 +42,10 @@ sys.path.insert(0, str(HERE))
 from bench_lib import workloads  # noqa: E402
 
 CASES = ("meta-eval", "compare", "trec_eval")
+#: the environment every measured command gets: as the script started (a LocalCluster sets
+#: MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in this process, and they would reach the
+#: commands measured after it: glibc with a fixed trim threshold halves a reader's speed)
+CLEAN_ENV = dict(os.environ)
 
 
 def parse_args(argv=None):
@@ -53,6 +57,9 @@ def parse_args(argv=None):
     p.add_argument("--only", default=",".join(CASES))
     p.add_argument("--no-cluster", action="store_true", help="skip the Dask LocalCluster")
     p.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown")
+    p.add_argument("--pause", type=float, default=20.0,
+                   help="seconds of rest before each measurement (a virtual machine's host may slow a CPU "
+                        "that has run for minutes) [default: 20]")
     args = p.parse_args(argv)
     args.only = [c for c in args.only.split(",") if c]
     unknown = set(args.only) - set(CASES)
@@ -97,17 +104,16 @@ def trec_files(folder: Path, n_runs: int, n_queries: int) -> tuple[Path, list[Pa
 
 # --- measuring -----------------------------------------------------------------------------------
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            tree.setdefault(ppid, []).append(int(entry))
-    return tree
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (/proc/PID/task/TID/children: no scan of all of /proc)."""
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return found
 
 
 def _rss_kb(pid: int) -> int:
@@ -127,18 +133,18 @@ def run_measured(argv: list[str], out: Path) -> dict:
     peaks = {"main": 0, "worker": 0}
     start = time.perf_counter()
     sink = open(out, "wb") if "-o" not in argv else subprocess.DEVNULL
-    proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=CLEAN_ENV)
     done = threading.Event()
 
     def sample():
         while not done.is_set():
             peaks["main"] = max(peaks["main"], _rss_kb(proc.pid))
-            tree, todo = _children(), list(_children().get(proc.pid, []))
+            todo = _children(proc.pid)
             while todo:
                 pid = todo.pop()
                 peaks["worker"] = max(peaks["worker"], _rss_kb(pid))
-                todo.extend(tree.get(pid, []))
-            done.wait(0.05)
+                todo.extend(_children(pid))
+            done.wait(0.1)
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -164,7 +170,7 @@ def two_copies(argv: list[str], out: Path) -> dict:
     for o in outs:
         args = [o if a == str(out) else a for a in map(str, argv)]
         sink = open(o, "wb") if "-o" not in args else subprocess.DEVNULL
-        procs.append((subprocess.Popen(args, stdout=sink, stderr=subprocess.DEVNULL), sink))
+        procs.append((subprocess.Popen(args, stdout=sink, stderr=subprocess.DEVNULL, env=CLEAN_ENV), sink))
     for proc, sink in procs:
         proc.wait()
         if sink is not subprocess.DEVNULL:
@@ -227,6 +233,7 @@ def main(argv=None) -> int:
         results = []
         for label, engine in engines:
             print(f"{name}: {label} ...", file=sys.stderr)
+            time.sleep(args.pause)
             results.append((label, engine(argv_)))
         base = results[0][1]
         for label, r in results:
