@@ -66,7 +66,10 @@ def ahead(make, depth: int = DEPTH):
             yield item
     finally:
         stop.set()
-        thread.join(timeout=JOIN_SECONDS)  # the producer ends at its next item: its files are closed
+        # the producer ends at its next item (its files are closed); this generator may be
+        # finalized by the garbage collector in the producer thread itself, which cannot wait for itself
+        if thread is not threading.current_thread():
+            thread.join(timeout=JOIN_SECONDS)
 
 
 def ahead_of_files(sources, make, depth: int = DEPTH):

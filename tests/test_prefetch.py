@@ -125,3 +125,25 @@ def test_only_regular_files_are_read_ahead(tmp_path):
     assert list(prefetch.ahead_of_files(["-"], make)) == [1]
     assert list(prefetch.ahead_of_files([str(tmp_path / "f"), str(tmp_path / "fifo")], make)) == [1]
     assert made == ["rankeval-read-ahead", threading.main_thread().name, threading.main_thread().name]
+
+
+def test_a_generator_finalized_in_the_producer_thread_does_not_wait_for_itself():
+    """The garbage collector may finalize the consumer's generator in the read-ahead thread
+    itself; closing it there must not try to join that thread ("cannot join current thread")."""
+    import threading
+
+    from rankeval_cli import prefetch
+
+    holder, received, closed = {}, threading.Event(), threading.Event()
+
+    def make():
+        yield 1
+        received.wait(5)
+        holder["gen"].close()  # the consumer's generator, finalized here, in the producer thread
+        closed.set()
+        yield 2
+
+    holder["gen"] = gen = prefetch.ahead(make)
+    assert next(gen) == 1
+    received.set()
+    assert closed.wait(5)
