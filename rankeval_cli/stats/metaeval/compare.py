@@ -155,6 +155,15 @@ def test_pair(ranked: RankedMetrics, i: int, j: int, permutations: int, rng, ear
 test_pair.__test__ = False  # not a pytest test
 
 
+def test_pairs(ranked: RankedMetrics, permutations: int, rng, early_stop=None) -> dict:
+    """``{(i, j): PermutationResult}`` of every pair of a ranked task, in order, all drawing from
+    the one stream ``rng`` (mt-metrics-eval's order)."""
+    return {(i, j): test_pair(ranked, i, j, permutations, rng, early_stop) for i, j in ranked.pairs}
+
+
+test_pairs.__test__ = False  # not a pytest test
+
+
 def clusters(ranked: RankedMetrics, results: dict, threshold: float = 0.05) -> Comparison:
     """The :class:`Comparison` of a ranked task from its pair tests (``results[(i, j)]``)."""
     n = len(ranked.names)
@@ -190,9 +199,5 @@ def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: 
                           epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
                           undefined_as_zero=undefined_as_zero, weighting=weighting, perm_test=perm_test,
                           spa_permutations=spa_permutations, spa_seed=spa_seed)
-    results = {}
-    if permutations:
-        rng = as_rng(seed)
-        for i, j in ranked.pairs:
-            results[(i, j)] = test_pair(ranked, i, j, permutations, rng, early_stop)
+    results = test_pairs(ranked, permutations, as_rng(seed), early_stop) if permutations else {}
     return clusters(ranked, results, threshold)

@@ -27,7 +27,7 @@ each trial (16 bytes a trial), which the average over tasks needs.
 
 from __future__ import annotations
 
-from .compare import RankedMetrics, test_pair
+from .compare import RankedMetrics, test_pair, test_pairs
 from .permutation import as_rng
 
 #: work units per planned worker (pairs differ in cost: many units keep every worker busy to the end)
@@ -101,10 +101,7 @@ def parallel_tests(ranked: dict, permutations: int, seed: int, early_stop=None) 
 def serial_tests(ranked: dict, permutations: int, seed, early_stop=None) -> dict:
     """The same from one ``RandomState(seed)`` stream consumed pair after pair, task after task
     (mt-metrics-eval's order, so its p-values bit for bit), in this process."""
-    rng = as_rng(seed)
-    results: dict = {task: {} for task in ranked}
-    if permutations:
-        for task, r in ranked.items():
-            for i, j in r.pairs:
-                results[task][(i, j)] = test_pair(r, i, j, permutations, rng, early_stop)
-    return results
+    if not permutations:
+        return {task: {} for task in ranked}
+    rng = as_rng(seed)  # one stream, continued from task to task
+    return {task: test_pairs(r, permutations, rng, early_stop) for task, r in ranked.items()}
