@@ -89,6 +89,12 @@ def c_atol(text: str) -> int:
     return atol(text)
 
 
+#: trec_eval's options that set a value: flags, numbers (read as C's atol reads them), texts
+_FLAGS = {"v": "show_version", "q": "query", "c": "complete", "n": "nosummary", "J": "judged"}
+_NUMBERS = {"l": "level", "N": "num_docs", "M": "depth"}
+_TEXTS = {"R": "rel_format", "T": "results_format", "Z": "zscores"}
+
+
 class GetoptCommand(click.Command):
     """A click command whose arguments are read by :func:`getopt` (trec_eval's way)."""
 
@@ -104,30 +110,14 @@ class GetoptCommand(click.Command):
                       num_docs=0, depth=None, rel_format="qrels", results_format="trec_results", zscores=None,
                       version=10, tie_policy="trec", show_version=False)
         for key, value in opts:
-            if key == "v":
-                values["show_version"] = True
-            elif key == "q":
-                values["query"] = True
+            if key in _FLAGS:
+                values[_FLAGS[key]] = True
+            elif key in _NUMBERS:
+                values[_NUMBERS[key]] = c_atol(value)
+            elif key in _TEXTS:
+                values[_TEXTS[key]] = value
             elif key == "m":
                 values["measures"].append(value)
-            elif key == "c":
-                values["complete"] = True
-            elif key == "l":
-                values["level"] = c_atol(value)
-            elif key == "n":
-                values["nosummary"] = True
-            elif key == "J":
-                values["judged"] = True
-            elif key == "N":
-                values["num_docs"] = c_atol(value)
-            elif key == "M":
-                values["depth"] = c_atol(value)
-            elif key == "R":
-                values["rel_format"] = value
-            elif key == "T":
-                values["results_format"] = value
-            elif key == "Z":
-                values["zscores"] = value
             elif key == "trec-eval-version":
                 if value not in ("9", "10"):
                     raise click.BadParameter(f"{value!r} is not 9 or 10", ctx, param_hint="'--trec-eval-version'")
