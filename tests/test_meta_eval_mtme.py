@@ -6,6 +6,13 @@ repository; the file name carries MTME's commit): pairwise-difference Pearson, S
 and its pairwise p-values, and the WMT25 task set — per language pair SPA and
 tie-calibrated acc-eq by item with their permutation tests and clusters, and the
 clustered average — run as MTME's TaskSet runs it after ``np.random.seed(12345)``.
+
+Two references: ``exact-sums`` is MTME with its pce.py sign-flip sums decided exactly (the
+script's ``--sums exact``), which rankeval's default must equal bit for bit on any machine; the
+other is MTME as released, whose float32 sums depend on the CPU's BLAS kernel, so rankeval's
+exact p-values may differ from it only on trials that float32 rounding can decide either way
+(``slow_spa.float32_fragile``). With MTME_SRC naming an MTME checkout, MTME as released is run on
+this machine and ``--spa-sums float32`` must equal it bit for bit.
 Needs ../shared/data (skipped without it).
 """
 
@@ -16,17 +23,24 @@ import json
 import numpy as np
 import pytest
 
-from conftest import TEST_DATA, shared_data
+from conftest import TEST_DATA, peer_checkout, shared_data
+from slow_spa import float32_fragile
 from rankeval_cli.stats import metaeval as me
 from rankeval_cli.stats.metrics_table import Options, parse_measures, run_table
 
 REFERENCE = TEST_DATA / "mtme-reference" / "wmt20-mqm.mtme-68a481aea1a7.k200.json"
+EXACT_REFERENCE = TEST_DATA / "mtme-reference" / "wmt20-mqm.mtme-68a481aea1a7.exact-sums.k200.json"
 METRICS = {"chrF": "wmt20-da", "TER": "wmt20-da", "bleurt-combi": "wmt20-mqm", "Yisi-combi": "wmt20-mqm",
            "YiSi-2": "wmt20-mqm"}
 
 
 @pytest.fixture(scope="module")
 def reference():
+    return json.loads(EXACT_REFERENCE.read_text())
+
+
+@pytest.fixture(scope="module")
+def float32_reference():
     return json.loads(REFERENCE.read_text())
 
 
@@ -61,6 +75,52 @@ def test_spa_and_its_p_values_bit_for_bit(reference, tables):
         for metric, p in expected["metrics"].items():
             np.testing.assert_array_equal(me.pairwise_p_values(table.metrics[metric], signs=signs), np.array(p))
             assert me.soft_pairwise_accuracy(table.human, table.metrics[metric]) == expected["spa"][metric]
+
+
+def test_mtme_float32_output_differs_only_where_float32_rounding_can_decide(float32_reference, tables):
+    """MTME's released float32 p-values and SPA against rankeval's exact ones: a count of trials may
+    differ by at most the trials float32 rounding could decide either way; most differ by none."""
+    differing = 0
+    for table in tables:
+        expected = float32_reference["pce"][table.lp]
+        signs = me.permutation_signs(table.human.shape[1])
+        R = len(signs)
+        iu = np.triu_indices(len(table.systems), 1)
+        fragile_h = float32_fragile(table.human, signs)
+        exact_h = me.pairwise_p_values(table.human, signs=signs)
+        assert np.all(np.abs(np.round((exact_h - np.array(expected["human"])) * R))[iu] <= fragile_h[iu])
+        for metric, p in expected["metrics"].items():
+            fragile = float32_fragile(table.metrics[metric], signs)
+            exact = me.pairwise_p_values(table.metrics[metric], signs=signs)
+            gap = np.abs(np.round((exact - np.array(p)) * R))[iu]
+            assert np.all(gap <= fragile[iu]), (table.lp, metric)
+            differing += int(np.count_nonzero(gap))
+            spa = me.soft_pairwise_accuracy(table.human, table.metrics[metric])
+            assert abs(spa - expected["spa"][metric]) <= np.mean(fragile_h[iu] + fragile[iu]) / R + 1e-15
+    assert differing <= 3  # WMT20: one trial of one pair of YiSi-2 in en-de
+
+
+def test_float32_sums_equal_mtme_run_on_this_machine(tables, tmp_path):
+    """``--spa-sums float32`` is MTME's arithmetic: equal bit for bit to MTME run here (MTME_SRC)."""
+    import subprocess
+    import sys
+
+    mtme = peer_checkout("MTME_SRC", "a google-research/mt-metrics-eval checkout", "mt_metrics_eval/pce.py")
+    out = tmp_path / "float32.json"
+    script = TEST_DATA.parents[1] / "scripts" / "wmt20-mqm" / "mtme-reference"
+    subprocess.run([sys.executable, str(script), "--mtme", str(mtme), "--data", str(shared_data()), "--k", "20",
+                    "--sums", "float32", "-o", str(out)], check=True)
+    here = json.loads(out.read_text())
+    for table in tables:
+        expected = here["pce"][table.lp]
+        signs = me.permutation_signs(table.human.shape[1])
+        np.testing.assert_array_equal(me.pairwise_p_values(table.human, signs=signs, sums="float32"),
+                                      np.array(expected["human"]))
+        for metric, p in expected["metrics"].items():
+            spec = me.SpaSpec(sums="float32")
+            np.testing.assert_array_equal(me.pairwise_p_values(table.metrics[metric], signs=signs, sums="float32"),
+                                          np.array(p))
+            assert me.soft_pairwise_accuracy(table.human, table.metrics[metric], spec) == expected["spa"][metric]
 
 
 def test_the_wmt25_task_set(reference, tables):

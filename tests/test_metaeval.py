@@ -6,6 +6,7 @@ asserted values) from google-research/mt-metrics-eval, mt_metrics_eval/stats_tes
 
 import itertools
 import math
+import os
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval_cli.stats import metaeval as me
+from slow_spa import exact_p_values, float32_fragile
 from rankeval_cli.stats.metaeval import calibration as cal
 from rankeval_cli.stats.metaeval import hybrids
 from rankeval_cli.stats.metaeval import permutation as pm
@@ -446,37 +448,90 @@ def test_system_level_and_pairwise_accuracy():
     assert me.sys_statistic(h, x, "spearman") == pytest.approx(scipy.stats.spearmanr(h, x)[0], abs=1e-12)
 
 
-def slow_p_values(seg, signs):
-    """One-sided paired permutation p of every system pair, with explicit loops (float32 as pce.py)."""
-    seg = seg.astype(np.float32)
-    n = seg.shape[0]
-    p = np.full((n, n), np.nan)
-    for i in range(n):
-        for j in range(i + 1, n):
-            diff = seg[i] - seg[j]
-            observed = np.float32(seg[i].sum() - seg[j].sum())
-            null = np.array([np.float32(signs[r] @ seg[i]) - np.float32(signs[r] @ seg[j])
-                             for r in range(len(signs))])
-            del diff
-            p[i, j] = np.mean(null >= observed)
-    return p
-
-
-def test_spa_against_loops():
+def test_spa_against_the_definition():
+    """Exact sums equal the definition in rational arithmetic; float32 sums (mt-metrics-eval's) differ
+    from it only on trials float32 rounding can decide either way."""
     rng = np.random.default_rng(2)
     human = rng.normal(size=(4, 30))
     metric = human + rng.normal(size=human.shape)
     signs = me.permutation_signs(30, 200, 4)
     assert set(np.unique(signs)) == {-1.0, 1.0}
-    hp, mp = slow_p_values(human, signs), slow_p_values(metric, signs)
+    hp, mp = exact_p_values(human, signs), exact_p_values(metric, signs)
+    np.testing.assert_array_equal(me.pairwise_p_values(metric, signs=signs), mp)
     expected = 1 - np.mean([abs(hp[i, j] - mp[i, j]) for i, j in itertools.combinations(range(4), 2)])
-    assert me.soft_pairwise_accuracy(human, metric, 200) == pytest.approx(expected, abs=1e-12)
+    assert me.soft_pairwise_accuracy(human, metric, me.SpaSpec(200)) == pytest.approx(expected, abs=1e-15)
+    iu = np.triu_indices(4, 1)
+    f32 = me.pairwise_p_values(metric, signs=signs, sums="float32")
+    assert np.all(np.abs(np.round((f32 - mp) * 200))[iu] <= float32_fragile(metric, signs)[iu])
     # a segment with a missing score is left out for every system
     human[1, 5] = np.nan
     keep = np.ones(30, bool)
     keep[5] = False
-    assert me.soft_pairwise_accuracy(human, metric, 200) == me.soft_pairwise_accuracy(
-        human[:, keep], metric[:, keep], 200)
+    for sums in me.SPA_SUMS:
+        spec = me.SpaSpec(200, sums=sums)
+        assert me.soft_pairwise_accuracy(human, metric, spec) == me.soft_pairwise_accuracy(
+            human[:, keep], metric[:, keep], spec)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["discrete", "tiny", "wide", "huge", "zeros"]))
+def test_exact_sums_equal_the_definition_on_ties_and_wide_ranges(seed, kind):
+    """Exact ties (discrete scores, duplicated systems), values spanning 600 binary orders, subnormals,
+    values near the ±1e300 limit and all zeros: every trial decided as rational arithmetic decides it."""
+    rng = np.random.default_rng(seed)
+    n_seg = int(rng.integers(1, 25))
+    if kind == "discrete":
+        x = rng.integers(-3, 4, size=(4, n_seg)) * 0.5
+    elif kind == "tiny":
+        x = rng.normal(size=(4, n_seg)) * 2.0 ** rng.integers(-1074, -1000, size=(4, n_seg))
+    elif kind == "wide":
+        x = rng.normal(size=(4, n_seg)) * 2.0 ** rng.integers(-300, 300, size=(4, n_seg))
+    elif kind == "huge":
+        x = rng.choice([-1e300, 1e300, 3e299, 0.0, 1e-300], size=(4, n_seg))
+    else:
+        x = np.zeros((4, n_seg))
+    x[3] = x[0]  # a duplicated system: every trial ties, p = 1
+    signs = me.permutation_signs(n_seg, 40, int(rng.integers(0, 100)))
+    p = me.pairwise_p_values(x, signs=signs)
+    np.testing.assert_array_equal(p, exact_p_values(x, signs))
+    assert p[0, 3] == 1.0
+
+
+def test_spa_sums_are_exact_across_cpu_kernels_and_threads(shared):
+    """SPA's p-values on WMT20 zh-en (MQM and YiSi-2, 8 systems x 2,000 segments) are the same bytes
+    under OpenBLAS kernels of two families and 1, 2 and 4 threads (fresh processes; OPENBLAS_CORETYPE
+    is read when numpy loads)."""
+    import platform
+    import subprocess
+    import sys
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the kernel names are OpenBLAS's x86-64 ones")
+    code = (
+        "import sys, hashlib\n"
+        "from rankeval_cli.formats.metaeval_input import tables_from_files\n"
+        "from rankeval_cli.stats import metaeval as me\n"
+        "from threadpoolctl import threadpool_info\n"
+        "d = sys.argv[1]\n"
+        "(t,) = tables_from_files([d + '/wmt20-mqm/mqm_newstest2020_zhen.avg_seg_scores.tsv'],"
+        " [d + '/wmt20-mqm/YiSi-2.seg.score.gz'], [d + '/wmt20-mqm/details.zh-en.txt'])\n"
+        "signs = me.permutation_signs(t.human.shape[1])\n"
+        "p = me.pairwise_p_values(t.human, signs=signs).tobytes() + me.pairwise_p_values(t.metrics['YiSi-2'],"
+        " signs=signs).tobytes()\n"
+        "spa = me.soft_pairwise_accuracy(t.human, t.metrics['YiSi-2'])\n"
+        "info = [i.get('architecture') for i in threadpool_info() if i['user_api'] == 'blas']\n"
+        "print(hashlib.sha256(p).hexdigest(), repr(spa), info)\n")
+    outputs, kernels = set(), set()
+    for coretype in ("Sandybridge", "Haswell"):
+        for threads in ("1", "2", "4"):
+            env = dict(os.environ, OPENBLAS_CORETYPE=coretype, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
+            out = subprocess.run([sys.executable, "-c", code, str(shared)], env=env, capture_output=True, text=True,
+                                 check=True).stdout.split(maxsplit=2)
+            outputs.add(tuple(out[:2]))
+            kernels.add(out[2])
+    assert len(outputs) == 1, outputs
+    assert outputs.pop()[1] == "0.5824285714285714"  # mt-metrics-eval's table with exact sums
+    assert len(kernels) == 2, kernels  # the two kernel families were really used
 
 
 # Permutation tests against slow trial-by-trial loops -----------------------------------
@@ -577,14 +632,14 @@ def test_spa_permutation_against_loop():
     human = rng.normal(size=(3, 12))
     a, b = human + rng.normal(size=human.shape), human + 2 * rng.normal(size=human.shape)
     signs = me.permutation_signs(12, 50, 4)
-    hp = slow_p_values(human, signs)
+    hp = exact_p_values(human, signs)
 
     def spa(x):
-        mp = slow_p_values(x.reshape(3, 12), signs)
+        mp = exact_p_values(x.reshape(3, 12), signs)
         return 1 - np.mean([abs(hp[i, j] - mp[i, j]) for i, j in itertools.combinations(range(3), 2)])
 
     p, k = slow_perm_both(spa, None, a.ravel(), b.ravel(), 20, 3)
-    r = pm.paired_permutation(hybrids.SpaStatistic(human, 50), a.ravel(), b.ravel(), 20, 3)
+    r = pm.paired_permutation(hybrids.SpaStatistic(human, me.SpaSpec(50)), a.ravel(), b.ravel(), 20, 3)
     assert r.p == p and r.k == k
 
 
@@ -685,7 +740,7 @@ def test_wmt_task_sets():
 
 # The rooms of the package ---------------------------------------------------------------
 
-ROOMS = ["cells", "calibration", "segment", "system", "hybrids", "permutation", "williams", "intervals", "compare",
+ROOMS = ["cells", "calibration", "segment", "signflip", "system", "hybrids", "permutation", "williams", "intervals", "compare",
          "pair_units", "tasks"]
 
 
@@ -706,34 +761,37 @@ def test_rooms_import_one_way():
         assert imported <= set(ROOMS[:position]), (room, imported - set(ROOMS[:position]))
 
 
-def test_spa_trials_equal_one_matrix_product_per_hybrid():
-    """Permutation trials compute the sign sums of a chunk of hybrids in one float32 matmul; each hybrid's
-    SPA equals the one computed alone with mt-metrics-eval's call (pairwise_p_values), bit for bit, so
-    float32 near-ties fall the same way."""
+@pytest.mark.parametrize("sums", ["exact", "float32"])
+def test_spa_trials_equal_one_matrix_product_per_hybrid(sums):
+    """Permutation trials compute the sign sums of a chunk of hybrids in one matrix product; each hybrid's
+    SPA equals the one computed alone (pairwise_p_values), bit for bit: exact sums decide every trial
+    alike, and float32 sums see the operand layout mt-metrics-eval's call gives BLAS."""
     rng = np.random.default_rng(8)
     human = np.round(rng.normal(size=(6, 300)), 1)
     a, b = human + rng.normal(size=human.shape), np.round(human + 2 * rng.normal(size=human.shape), 2)
-    stat = hybrids.SpaStatistic(human)
+    spec = me.SpaSpec(sums=sums)
+    stat = hybrids.SpaStatistic(human, spec)
     bits = rng.random((25, human.size)) > 0.5
     ms1, ms2 = pm.zscore(b.ravel()), pm.zscore(a.ravel())
     c1, _ = stat.hybrid_values(ms1, ms2, bits)
     for r in range(25):
-        alone = me.soft_pairwise_accuracy(human, np.where(bits[r], ms1, ms2).reshape(human.shape))
+        alone = me.soft_pairwise_accuracy(human, np.where(bits[r], ms1, ms2).reshape(human.shape), spec)
         assert c1[r] == alone
 
 
 def test_spa_does_not_depend_on_the_blas_threads_of_the_process():
-    """OpenBLAS rounds a float32 product on one thread otherwise than on several; SPA fixes two
-    threads, so a one-core machine or a Dask worker (OMP_NUM_THREADS=1) gives the same SPA and
-    p-values as any machine of several cores (mt-metrics-eval's default: test_meta_eval_mtme.py)."""
+    """SPA's exact sums, and the float32 ones (which fix two BLAS threads), give the same SPA and
+    p-values under any BLAS thread count of the process (a one-core machine, a Dask worker)."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng(21)
     human = np.round(rng.normal(size=(8, 1500)), 1)
     metric = human + rng.normal(0, 2.0, human.shape)
-    found = set()
-    for threads in (1, 2, 4):
-        with threadpool_limits(limits=threads, user_api="blas"):
-            p = me.pairwise_p_values(metric)
-            found.add((me.soft_pairwise_accuracy(human, metric), p[np.triu_indices(8, 1)].tobytes()))
-    assert len(found) == 1
+    for sums in me.SPA_SUMS:
+        found = set()
+        for threads in (1, 2, 4):
+            with threadpool_limits(limits=threads, user_api="blas"):
+                p = me.pairwise_p_values(metric, sums=sums)
+                spa = me.soft_pairwise_accuracy(human, metric, me.SpaSpec(sums=sums))
+                found.add((spa, p[np.triu_indices(8, 1)].tobytes()))
+        assert len(found) == 1

@@ -98,14 +98,20 @@ def _complete_measure(ctx, param, incomplete):
                    "(--jobs, --scheduler) with the same output, and adding or removing a metric leaves the other "
                    "pairs' p-values as they were. mtme: one stream consumed pair after pair, task after task, as "
                    "mt-metrics-eval after np.random.seed(S): its p-values bit for bit, run serially.")
+@click.option("--spa-sums", type=click.Choice(("exact", "float32")), default="exact", show_default=True,
+              help="SPA's sign-flip sums\f"
+                   "How soft pairwise accuracy's permutation sums are computed. exact: every trial decided "
+                   "exactly (ties included), so SPA is the same on every machine. float32: mt-metrics-eval's "
+                   "float32 matrix product, for matching the digits it prints on the same machine; its rounding "
+                   "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
-              help="Seed of the permutation tests and of the bootstrap.")
+              help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
 @_common.jobs_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, seed,
-            output, output_format):
+            measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
+            seed, output, output_format):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -163,7 +169,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     replicates = (bootstrap or 1000) if ci is not None else None
     tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
-                      stream=stream)
+                      stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
     records = _records(tables, chosen, options, sig, ci, replicates)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
@@ -202,6 +208,7 @@ def _signature(measures, options, include_human, exclude_systems, refset, ci, re
                      epsilon=(options.epsilon if options.epsilon is not None else "calibrated") if uses_acc else None,
                      weights=options.weights, permutations=options.permutations,
                      stream=options.stream if options.stream != "per-pair" else None,
+                     spa=options.spa_sums if options.spa_sums != "exact" else None,
                      ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=options.seed,
                      p=options.threshold,
                      human="included" if include_human else "excluded",

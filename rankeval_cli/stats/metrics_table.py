@@ -108,6 +108,13 @@ class Options:
     early_stop: bool = True  # mt-metrics-eval's Task default: blocks of 100, stop when p < 0.02 or p > 0.5
     weights: str = "uniform"  # WEIGHT_SCHEMES: every task, wmt23, or the WMT25 task set (task_weights)
     stream: str = "per-pair"  # STREAMS: each pair of metrics its own random stream, or mt-metrics-eval's one
+    spa_sums: str = "exact"  # metaeval.system.SPA_SUMS: SPA's sign-flip sums exact, or mt-metrics-eval's float32
+
+    @property
+    def spa(self):
+        from .metaeval.system import SpaSpec
+
+        return SpaSpec(sums=self.spa_sums)
 
 
 @dataclass
@@ -157,7 +164,7 @@ def rank_task(tables, measure: Measure, options: Options):
         return compare.rank_metrics(inputs.human, inputs.metrics, measure.statistic, level="sys",
                                     variant=_variant(measure, options))
     if inputs.kind == "spa":
-        return compare.rank_metrics(inputs.human, inputs.metrics, "spa", level="sys")
+        return compare.rank_metrics(inputs.human, inputs.metrics, "spa", level="sys", spa=options.spa)
     return compare.rank_metrics(inputs.human, inputs.metrics, measure.statistic, level="seg",
                                 average_by=measure.average_by, **_seg_options(measure, options))
 
@@ -257,7 +264,7 @@ def table_intervals(table: TableResult, tables, measures, options: Options, leve
             job = iv.Job("sys", inputs.human, scores, *systems, statistic=measure.statistic,
                          variant=_variant(measure, options))
         elif inputs.kind == "spa":
-            job = iv.Job("spa", inputs.human, scores, *systems)
+            job = iv.Job("spa", inputs.human, scores, *systems, spa=options.spa)
         else:
             spec = iv.SegSpec(measure.statistic, measure.average_by, _seg_options(measure, options))
             job = iv.Job("seg", inputs.human, scores, [(lp, "segments")], [group[0].human.shape[1]], spec=spec)

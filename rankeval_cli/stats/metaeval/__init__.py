@@ -10,6 +10,7 @@ One module per kind of statistic; each imports only those above it:
 * :mod:`.cells`       — matrices, groups of cells (``average_by``), the average over groups;
 * :mod:`.calibration` — pairs at a metric tie threshold, tie calibration;
 * :mod:`.segment`     — segment-level statistics (Pearson, Spearman, Kendall variants);
+* :mod:`.signflip`    — sign-flip permutation sums decided exactly (SPA's p-values);
 * :mod:`.system`      — system-level statistics (correlations, pairwise accuracy, SPA);
 * :mod:`.hybrids`     — a statistic of many hybrid metrics at once, for permutation trials;
 * :mod:`.permutation` — paired permutation tests between two metrics;
@@ -28,8 +29,8 @@ from .cells import (AVERAGE_BY, WEIGHTINGS, Cells, as_matrix, average_groups, ca
 from .calibration import MAX_PAIRS, calibrated_counts, counts_from_categories, pair_categories
 from .segment import (STATISTICS, GroupValues, SegResult, check_statistic, group_pearson, group_spearman,
                       group_values, kendall_like, pdp_values, seg_statistic)
-from .system import (SPA_SEED, agreement, pairwise_accuracy, pairwise_p_values, permutation_signs,
-                     soft_pairwise_accuracy, spa_from_p_values, sys_statistic)
+from .system import (SPA_SEED, SPA_SUMS, SpaSpec, agreement, pairwise_accuracy, pairwise_p_values,
+                     permutation_signs, soft_pairwise_accuracy, spa_from_p_values, sys_statistic)
 from .hybrids import make_cell_statistic
 from .permutation import EarlyStop, MTME_EARLY_STOP, PERM_TESTS, PermutationResult, permutation_test
 from .williams import williams, williams_test
@@ -44,7 +45,7 @@ __all__ = [
     "MAX_PAIRS", "calibrated_counts", "counts_from_categories", "pair_categories",
     "STATISTICS", "GroupValues", "SegResult", "check_statistic", "group_pearson", "group_spearman", "group_values",
     "kendall_like", "pdp_values", "seg_statistic",
-    "SPA_SEED", "agreement", "pairwise_accuracy", "pairwise_p_values", "permutation_signs", "soft_pairwise_accuracy",
+    "SPA_SEED", "SPA_SUMS", "SpaSpec", "agreement", "pairwise_accuracy", "pairwise_p_values", "permutation_signs", "soft_pairwise_accuracy",
     "spa_from_p_values", "sys_statistic",
     "make_cell_statistic",
     "EarlyStop", "MTME_EARLY_STOP", "PERM_TESTS", "PermutationResult", "permutation_test",

@@ -15,7 +15,7 @@ import numpy as np
 from ...measures.tau import canonical_variant
 from .permutation import PERM_TESTS, as_rng, pair_test
 from .segment import seg_statistic
-from .system import SPA_SEED, pairwise_accuracy, soft_pairwise_accuracy, sys_statistic
+from .system import SpaSpec, pairwise_accuracy, soft_pairwise_accuracy, sys_statistic
 
 #: Statistics at system level: correlations of system scores, pairwise accuracy, SPA.
 SYS_STATISTICS = ("pearson", "spearman", "kendall", "accuracy", "spa")
@@ -92,8 +92,7 @@ class RankedMetrics:
     names: list[str]
     values: dict
     epsilons: dict
-    spa_permutations: int
-    spa_seed: int
+    spa: SpaSpec
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -109,8 +108,8 @@ class RankedMetrics:
 def rank_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str = "seg",
                  average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
                  calibrate: bool = False, min_human_diff: float | None = None, undefined_as_zero: bool = False,
-                 weighting: str = "plain", perm_test: str | None = None, spa_permutations: int = 1000,
-                 spa_seed: int = SPA_SEED) -> RankedMetrics:
+                 weighting: str = "plain", perm_test: str | None = None,
+                 spa: SpaSpec = SpaSpec()) -> RankedMetrics:
     """Every metric's value on the task, the metrics sorted (see :func:`compare_metrics`)."""
     if not metrics:
         raise ValueError("no metrics to compare")
@@ -134,14 +133,14 @@ def rank_metrics(human, metrics: dict, statistic: str = "pearson", *, level: str
         if stat_name == "accuracy":
             values = pairwise_accuracy(human, metrics)
         elif stat_name == "spa":
-            values = {m: soft_pairwise_accuracy(human, metrics[m], spa_permutations, spa_seed) for m in names}
+            values = {m: soft_pairwise_accuracy(human, metrics[m], spa) for m in names}
         else:
             values = {m: sys_statistic(human, metrics[m], stat_name, variant=variant) for m in names}
     else:
         raise ValueError("level must be seg or sys")
     names.sort(key=lambda m: (-values[m], m))
     return RankedMetrics(human, metrics, stat_name, level, average_by, variant, opts, perm_test, names, values,
-                         epsilons, spa_permutations, spa_seed)
+                         epsilons, spa)
 
 
 def test_pair(ranked: RankedMetrics, i: int, j: int, permutations: int, rng, early_stop=None):
@@ -149,7 +148,7 @@ def test_pair(ranked: RankedMetrics, i: int, j: int, permutations: int, rng, ear
     a, b = ranked.names[i], ranked.names[j]
     return pair_test(ranked.human, ranked.metrics[a], ranked.metrics[b], ranked.stat_name, ranked.level,
                      ranked.average_by, ranked.opts, ranked.perm_test, permutations, rng, early_stop,
-                     ranked.epsilons.get(a), ranked.epsilons.get(b), ranked.spa_permutations, ranked.spa_seed)
+                     ranked.epsilons.get(a), ranked.epsilons.get(b), ranked.spa)
 
 
 test_pair.__test__ = False  # not a pytest test
@@ -181,7 +180,7 @@ def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: 
                     calibrate: bool = False, min_human_diff: float | None = None,
                     undefined_as_zero: bool = False, weighting: str = "plain", permutations: int = 1000,
                     seed=12345, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
-                    spa_permutations: int = 1000, spa_seed: int = SPA_SEED) -> Comparison:
+                    spa: SpaSpec = SpaSpec()) -> Comparison:
     """Rank metrics on one task and cluster them by paired permutation tests (mt-metrics-eval CompareMetrics).
 
     ``level="seg"``: ``human`` and every metric are (n_sys, n_seg) matrices and
@@ -198,6 +197,6 @@ def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: 
     ranked = rank_metrics(human, metrics, statistic, level=level, average_by=average_by, variant=variant,
                           epsilon=epsilon, calibrate=calibrate, min_human_diff=min_human_diff,
                           undefined_as_zero=undefined_as_zero, weighting=weighting, perm_test=perm_test,
-                          spa_permutations=spa_permutations, spa_seed=spa_seed)
+                          spa=spa)
     results = test_pairs(ranked, permutations, as_rng(seed), early_stop) if permutations else {}
     return clusters(ranked, results, threshold)

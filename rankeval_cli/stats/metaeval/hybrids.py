@@ -16,7 +16,8 @@ from ...measures.tau import numerator_denominator, ratio
 from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
 from .cells import average_groups
 from .segment import check_statistic, group_values, pdp_values
-from .system import SPA_SEED, blas_threads, pairwise_p_values, permutation_signs
+from .signflip import count_at_most, flip_matrix
+from .system import SpaSpec, blas_threads, pairwise_p_values
 
 #: Groups up to this size use per-pair categories in permutation trials.
 PAIR_PATH_MAX_GROUP = 64
@@ -328,16 +329,32 @@ def _select(bi, bj, q00, q01, q10, q11):
 class SpaStatistic:
     """Soft pairwise accuracy of (K, n_sys·n_seg) system-major hybrids against fixed human p-values."""
 
-    def __init__(self, human_matrix, permutations=1000, seed=SPA_SEED):
+    def __init__(self, human_matrix, spec: SpaSpec = SpaSpec()):
         human_matrix = np.asarray(human_matrix, np.float64)
         self.shape = human_matrix.shape
-        self.signs = permutation_signs(self.shape[1], permutations, seed)
-        self.human_p = pairwise_p_values(human_matrix, signs=self.signs)
+        self.spec = spec
+        self.signs = spec.signs(self.shape[1])
+        self.human_p = pairwise_p_values(human_matrix, signs=self.signs, sums=spec.sums)
         self.iu = np.triu_indices(self.shape[0], 1)
+        self.flips = flip_matrix(self.signs) if spec.sums == "exact" else None
 
     def values(self, M) -> np.ndarray:
-        """SPA of every row: one sign-flip matmul for all rows, p-values pair by pair."""
+        """SPA of every row: one sign-flip product for all rows, then p-values pair by pair."""
         M = np.atleast_2d(M)
+        K = M.shape[0]
+        p = self._exact_p(M) if self.flips is not None else self._float32_p(M)
+        gaps = np.abs(self.human_p[self.iu][None, :] - p)
+        # row by row, numpy's mean over the pairs in triu order: pce.py's compute_one_minus_pce
+        return 1.0 - np.mean(gaps.reshape(K, -1), axis=1)
+
+    def _exact_p(self, M) -> np.ndarray:
+        """(K, pairs) p-values, each trial decided exactly (:func:`.signflip.count_at_most`)."""
+        K = M.shape[0]
+        counts = count_at_most(self.flips, np.asarray(M, np.float64).reshape(K, *self.shape), *self.iu)
+        return counts / self.signs.shape[0]
+
+    def _float32_p(self, M) -> np.ndarray:
+        """(K, pairs) p-values with mt-metrics-eval's float32 sums (pce.py)."""
         K = M.shape[0]
         n_sys, n_seg = self.shape
         seg = M.reshape(K, n_sys, n_seg).astype(np.float32)
@@ -348,13 +365,11 @@ class SpaStatistic:
         with blas_threads():
             partial = np.matmul(self.signs, stacked.T).reshape(-1, K, n_sys)  # (R, K, n_sys)
         R = self.signs.shape[0]
-        gaps = np.empty((K, len(self.iu[0])))
+        p = np.empty((K, len(self.iu[0])))
         for k, (i, j) in enumerate(zip(*self.iu)):
             null = partial[:, :, i] - partial[:, :, j]
-            p = np.sum(null >= (sys_scores[:, i] - sys_scores[:, j]), axis=0) / R
-            gaps[:, k] = np.abs(self.human_p[i, j] - p)
-        # row by row, numpy's mean over the pairs in triu order: pce.py's compute_one_minus_pce
-        return 1.0 - np.mean(gaps, axis=1)
+            p[:, k] = np.sum(null >= (sys_scores[:, i] - sys_scores[:, j]), axis=0) / R
+        return p
 
     def hybrid_values(self, ms1, ms2, bits):
         return self.values(np.where(bits, ms1, ms2)), self.values(np.where(bits, ms2, ms1))

@@ -34,7 +34,7 @@ from ...measures.tau import ratio
 from .calibration import PAIR_C, PAIR_THM, group_weights, pair_categories
 from .cells import as_matrix, average_groups, canonical_average_by, complete_segments, grouped_cells
 from .segment import check_statistic, group_values, pdp_values
-from .system import SPA_SEED, as_lp_list, pairwise_p_values, permutation_signs
+from .system import SpaSpec, as_lp_list, pairwise_p_values
 
 #: Replicates computed by one work unit.
 UNIT_REPLICATES = 50
@@ -278,8 +278,7 @@ def pa_replicates(humans, metrics_by_lp: list, counts_by_lp: list) -> np.ndarray
     return np.where(pairs[:, None] > 0, agree / np.where(pairs[:, None] > 0, pairs[:, None], 1), np.nan)
 
 
-def spa_replicates(human, metrics: list, counts: np.ndarray, permutations: int = 1000,
-                   seed: int = SPA_SEED) -> np.ndarray:
+def spa_replicates(human, metrics: list, counts: np.ndarray, spa: SpaSpec = SpaSpec()) -> np.ndarray:
     """(replicates, metrics) soft pairwise accuracy on system resamples: each system pair's p-values
     as computed on all systems (as :func:`.system.soft_pairwise_accuracy`), the pairs of the resample
     weighted w_i w_j: 1 - Σ_{i<j} w_i w_j |p^h_ij - p^m_ij| / Σ_{i<j} w_i w_j."""
@@ -291,9 +290,9 @@ def spa_replicates(human, metrics: list, counts: np.ndarray, permutations: int =
     for k, metric in enumerate(metrics):
         metric = as_matrix(metric, "metric")
         keep = complete_segments(human, metric)
-        signs = permutation_signs(int(keep.sum()), permutations, seed)
-        gap = _pair_matrix(np.abs(pairwise_p_values(human[:, keep], signs=signs)
-                                  - pairwise_p_values(metric[:, keep], signs=signs)))
+        signs = spa.signs(int(keep.sum()))
+        gap = _pair_matrix(np.abs(pairwise_p_values(human[:, keep], signs=signs, sums=spa.sums)
+                                  - pairwise_p_values(metric[:, keep], signs=signs, sums=spa.sums)))
         with np.errstate(invalid="ignore", divide="ignore"):
             out[:, k] = 1.0 - np.einsum("ri,ij,rj->r", w, gap, w) / 2 / pairs
     return out
@@ -308,7 +307,7 @@ class Job:
     ``kind``: ``seg`` (``spec`` on segment matrices), ``sys`` (``statistic`` of system scores),
     ``pa`` (pairwise accuracy, pooled over the language pairs of ``keys``), ``spa``. ``keys``
     name the resampling streams, one per language pair (``(lp, "segments")`` or
-    ``(lp, "systems")``), ``sizes`` the number of units of each.
+    ``(lp, "systems")``), ``sizes`` the number of units of each; ``spa`` the sign-flip test of ``spa``.
     """
 
     kind: str
@@ -319,6 +318,7 @@ class Job:
     spec: SegSpec | None = None
     statistic: str | None = None
     variant: str | None = None
+    spa: SpaSpec = SpaSpec()
 
     def replicates(self, seed: int, start: int, stop: int) -> np.ndarray:
         counts = [resample_counts(seed, key, n, start, stop) for key, n in zip(self.keys, self.sizes)]
@@ -329,7 +329,7 @@ class Job:
         if self.kind == "pa":
             return pa_replicates(self.human, self.metrics, counts)
         if self.kind == "spa":
-            return spa_replicates(self.human, self.metrics, counts[0])
+            return spa_replicates(self.human, self.metrics, counts[0], self.spa)
         raise ValueError(f"unknown kind of bootstrap job {self.kind!r}")
 
 

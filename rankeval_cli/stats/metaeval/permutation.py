@@ -40,7 +40,7 @@ from .calibration import MAX_PAIRS
 from .cells import Cells, as_matrix, average_groups, complete_segments, grouped_cells
 from .hybrids import PairStatistic, SpaStatistic, make_cell_statistic
 from .segment import seg_statistic
-from .system import SPA_SEED, as_lp_list
+from .system import SpaSpec, as_lp_list
 
 #: Random values (and hybrid cells) held in memory per chunk of trials.
 CHUNK_VALUES = 1 << 22
@@ -263,12 +263,12 @@ def lp_cells(human, a, b) -> Cells:
 
 
 def pair_test(human, a, b, stat_name, level, average_by, opts, perm_test, permutations, rng, early_stop,
-              eps_a, eps_b, spa_permutations, spa_seed):
+              eps_a, eps_b, spa):
     """One permutation test of "a better than b" on the task's statistic."""
     if level == "sys" and stat_name == "spa":
         hm, am, bm = as_matrix(human), as_matrix(a), as_matrix(b)
         keep = complete_segments(hm, am, bm)
-        stat = SpaStatistic(hm[:, keep], spa_permutations, spa_seed)
+        stat = SpaStatistic(hm[:, keep], spa)
         return paired_permutation(stat, am[:, keep].ravel(), bm[:, keep].ravel(), permutations, rng,
                                   early_stop=early_stop)
     if level == "sys" and stat_name == "accuracy":
@@ -312,6 +312,6 @@ def permutation_test(human, metric_a, metric_b, statistic: str = "pearson", aver
                 weighting="plain")
     opts.update(options)
     return pair_test(human, metric_a, metric_b, statistic.lower(), "seg", average_by, opts, perm_test,
-                     permutations, as_rng(seed), early_stop, eps_a, eps_b, 0, SPA_SEED)
+                     permutations, as_rng(seed), early_stop, eps_a, eps_b, SpaSpec())
 
 

@@ -9,11 +9,13 @@ whose pairwise permutation p-values follow mt-metrics-eval's ``pce.py``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .cells import as_matrix, complete_segments
 from .segment import seg_statistic
+from .signflip import count_at_most, flip_matrix
 
 #: Seed of mt-metrics-eval's segment permutations for soft pairwise accuracy (pce.py).
 SPA_SEED = 4
@@ -83,15 +85,35 @@ def permutation_signs(n_seg: int, permutations: int = 1000, seed: int = SPA_SEED
     return signs
 
 
-def blas_threads():
-    """A context in which BLAS runs on two threads, on any machine.
+#: How SPA's sign-flip sums are computed: ``exact`` decides every trial exactly
+#: (:mod:`.signflip`), the same on every machine; ``float32`` performs mt-metrics-eval's float32
+#: matrix product (pce.py), whose rounding depends on the CPU's BLAS kernel.
+SPA_SUMS = ("exact", "float32")
 
-    OpenBLAS sums a float32 product on one thread by another code path than on two or
-    more, and rounds differently; near-ties in SPA's p-values then fall the other way (WMT20
-    zh-en YiSi-2: SPA 0.5824642857 with two or more threads, as mt-metrics-eval gives on a
-    machine of several cores, 0.5824285714 with one). A one-core machine, and a Dask worker
-    (which sets OMP_NUM_THREADS=1), would take the one-thread path: fixing two threads makes
-    SPA the same everywhere, and mt-metrics-eval's published value.
+
+@dataclass(frozen=True)
+class SpaSpec:
+    """The sign-flip test behind soft pairwise accuracy: trials, seed and arithmetic."""
+
+    permutations: int = 1000
+    seed: int = SPA_SEED
+    sums: str = "exact"
+
+    def __post_init__(self):
+        if self.sums not in SPA_SUMS:
+            raise ValueError(f"SPA sums must be one of {', '.join(SPA_SUMS)}")
+
+    def signs(self, n_seg: int) -> np.ndarray:
+        return permutation_signs(n_seg, self.permutations, self.seed)
+
+
+def blas_threads():
+    """A context in which BLAS runs on two threads (the float32 sums of ``--spa-sums float32``).
+
+    OpenBLAS sums a float32 product on one thread by another code path than on two or more;
+    two threads keep a machine's float32 SPA the same under any thread setting (a one-core
+    machine, a Dask worker with OMP_NUM_THREADS=1). The rounding still depends on the CPU's
+    kernel, which is why the default sums are exact.
     """
     from threadpoolctl import threadpool_limits
 
@@ -103,24 +125,29 @@ BLAS_THREADS = 2
 
 
 def pairwise_p_values(seg_scores, permutations: int = 1000, seed: int = SPA_SEED, *,
-                      signs: np.ndarray | None = None) -> np.ndarray:
+                      signs: np.ndarray | None = None, sums: str = "exact") -> np.ndarray:
     """One-sided paired permutation p-values of every system pair (Thompson et al. 2024).
 
     p[i, j] (i < j; NaN elsewhere) = #{r : Σ_s σ_rs (x_is - x_js) ≥ Σ_s (x_is - x_js)} / R:
     the share of sign flips σ of the segment differences giving a difference of
-    system sums at least the observed one (the test of "i better than j").
-    Computed in float32 exactly as mt-metrics-eval's ``compute_pairwise_p_values``.
+    system sums at least the observed one (the test of "i better than j"). ``sums="exact"``
+    decides each trial exactly (:mod:`.signflip`); ``"float32"`` computes it as
+    mt-metrics-eval's ``compute_pairwise_p_values`` does, in float32.
     """
-    # C order as pce.py receives it: the layout BLAS sees can change float32 rounding, hence ties
-    seg = np.ascontiguousarray(seg_scores, dtype=np.float32)
+    seg = np.asarray(seg_scores, np.float64)
     n_sys, n_seg = seg.shape
     if signs is None:
         signs = permutation_signs(n_seg, permutations, seed)
+    i, j = np.triu_indices(n_sys, 1)
+    p = np.full((n_sys, n_sys), np.nan)
+    if sums == "exact":
+        p[i, j] = count_at_most(flip_matrix(signs), seg[None], i, j)[0] / signs.shape[0]
+        return p
+    # C order as pce.py receives it: the layout BLAS sees can change float32 rounding, hence ties
+    seg = np.ascontiguousarray(seg, dtype=np.float32)
     sys_scores = np.sum(seg, axis=1)
     with blas_threads():
         partial = np.matmul(signs, seg.T)
-    i, j = np.triu_indices(n_sys, 1)
-    p = np.full((n_sys, n_sys), np.nan)
     null = partial[:, i] - partial[:, j]
     test = sys_scores[i] - sys_scores[j]
     p[i, j] = np.sum(null >= test, axis=0) / signs.shape[0]
@@ -133,17 +160,18 @@ def spa_from_p_values(human_p, metric_p) -> float:
     return float(1.0 - np.mean(np.abs(human_p - metric_p)[i, j]))
 
 
-def soft_pairwise_accuracy(human, metric, permutations: int = 1000, seed: int = SPA_SEED) -> float:
+def soft_pairwise_accuracy(human, metric, spec: SpaSpec = SpaSpec()) -> float:
     """Soft pairwise accuracy of a metric (Thompson et al. 2024; WMT24's system-level statistic).
 
     Both matrices are (n_sys, n_seg) segment scores. Segments where any system
     lacks a score are left out (mt-metrics-eval drops missing human cells and
     reshapes, which is the same when whole segments are missing). The default
-    seed 4 is mt-metrics-eval's, so values match it exactly.
+    seed 4 and the signs are mt-metrics-eval's; ``spec.sums`` says how the trials' sums are
+    computed (:data:`SPA_SUMS`).
     """
     human = as_matrix(human, "human")
     metric = as_matrix(metric, "metric")
     keep = complete_segments(human, metric)
-    signs = permutation_signs(int(keep.sum()), permutations, seed)
-    return spa_from_p_values(pairwise_p_values(human[:, keep], signs=signs),
-                             pairwise_p_values(metric[:, keep], signs=signs))
+    signs = spec.signs(int(keep.sum()))
+    return spa_from_p_values(pairwise_p_values(human[:, keep], signs=signs, sums=spec.sums),
+                             pairwise_p_values(metric[:, keep], signs=signs, sums=spec.sums))
