@@ -226,7 +226,7 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
     import numpy as np
 
     from .stats.records import records
-    from .stats import pairwise
+    from .stats import comparisons
     from .stats.resample import MeanStat
 
     if isinstance(values, dict):
@@ -237,12 +237,12 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
         raise ValueError(f"{len(names)} names for {len(matrix)} systems")
     index = {name: i for i, name in enumerate(names)}
     chosen = [index[b] if b in index else int(b) for b in (baselines or [])]
-    pairs = pairwise.pairs_of(len(names), chosen or [0], all_pairs)
+    pairs = comparisons.pairs_of(len(names), chosen or [0], all_pairs)
     means = [math.fsum(v.tolist()) / len(v) if len(v) else math.nan for v in (r[np.isfinite(r)] for r in matrix)]
-    systems = pairwise.Systems(names, MeanStat(), list(matrix), means, higher_better=higher_better)
-    settings = pairwise.Settings(tests=tuple(tests), level=ci, bootstrap=bootstrap, permutations=permutations,
+    systems = comparisons.Systems(names, MeanStat(), list(matrix), means, higher_better=higher_better)
+    settings = comparisons.Settings(tests=tuple(tests), level=ci, bootstrap=bootstrap, permutations=permutations,
                                  seed=seed, correction=correction, jobs=jobs)
-    outcome = pairwise.compare(systems, pairs, settings)
+    outcome = comparisons.compare(systems, pairs, settings)
     return records(outcome, systems, settings, "value", None)
 
 

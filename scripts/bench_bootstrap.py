@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from rankeval_cli.stats.paired import compare
+from rankeval_cli.stats.paired_resampling import compare
 from rankeval_cli.stats.resample import MeanStat, TauMicroStat, bootstrap_intervals
 
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import slow_aggregate as slow
 from rankeval_cli.aggregate import methods
-from rankeval_cli.aggregate.pairwise import PairCounter
+from rankeval_cli.aggregate.win_counts import PairCounter
 from rankeval_cli.aggregate.run import aggregate
 from rankeval_cli.cli import main
 from rankeval_cli.errors import DataError
@@ -372,8 +372,8 @@ def test_wmt12_one_ranking_per_language_pair(shared):
 
 
 def test_too_many_distinct_items_is_a_data_error(monkeypatch):
-    from rankeval_cli.aggregate import pairwise
+    from rankeval_cli.aggregate import win_counts
 
-    monkeypatch.setattr(pairwise, "MAX_ITEMS", 3)
+    monkeypatch.setattr(win_counts, "MAX_ITEMS", 3)
     with pytest.raises(DataError, match="more than 3 distinct items"):
         aggregate([slow.batch_of(PROFILE)])

@@ -1,4 +1,4 @@
-"""Paired tests (rankeval_cli.stats.paired) and the ``rankeval compare`` command."""
+"""Paired tests (rankeval_cli.stats.paired_resampling) and the ``rankeval compare`` command."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from rankeval_cli.cli import main
 from rankeval_cli.measures.dcg import ndcg_values
 from rankeval_cli.measures.pairs import pair_counts
 from rankeval_cli.measures.ties import prepare
-from rankeval_cli.stats.paired import (bootstrap_p, compare, paired_bootstrap, randomization_deltas,
+from rankeval_cli.stats.paired_resampling import (bootstrap_p, compare, paired_bootstrap, randomization_deltas,
                                        randomization_p)
 from rankeval_cli.stats.resample import (BOOTSTRAP_STREAM, RANDOMIZATION_STREAM, MeanStat, TauMicroStat,
                                          replicate_rng, tau_raw)

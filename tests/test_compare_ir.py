@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import ir_data
 from rankeval_cli.cli import main
-from rankeval_cli.stats import paired_queries as pq
+from rankeval_cli.stats import topic_tests as pq
 
 
 @pytest.mark.parametrize("n", [2, 3, 7, 25, 49, 51, 200])

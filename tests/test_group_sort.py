@@ -183,7 +183,7 @@ def old_indices(index: dict, items: np.ndarray) -> np.ndarray:
 
 
 def test_pair_counter_numbers_items_as_before():
-    from rankeval_cli.aggregate.pairwise import PairCounter
+    from rankeval_cli.aggregate.win_counts import PairCounter
     from rankeval_cli.batch import Batch
 
     rng = np.random.default_rng(3)
@@ -230,7 +230,7 @@ def test_exclusive_cumprod_is_the_sequential_product(shape):
 def test_pair_counts_by_outcome_codes_match_the_selection_path():
     """PairCounter without the bootstrap store counts by (a, b, outcome) codes; with it,
     by selecting winners and ties. Both must give the same matrices."""
-    from rankeval_cli.aggregate.pairwise import PairCounter
+    from rankeval_cli.aggregate.win_counts import PairCounter
     from rankeval_cli.batch import Batch
 
     rng = np.random.default_rng(9)

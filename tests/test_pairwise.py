@@ -1,5 +1,5 @@
 """The comparison library of every compare path: pairs and families, the resampling tests equal to
-:mod:`rankeval_cli.stats.paired` pair by pair, the per-topic tests equal to scipy, identical results
+:mod:`rankeval_cli.stats.paired_resampling` pair by pair, the per-topic tests equal to scipy, identical results
 for any number of jobs, and the randomization test against ranx's Fisher test and sacreBLEU's
 paired approximate randomization (distributional agreement within Monte Carlo error)."""
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from rankeval_cli.stats import pairwise
+from rankeval_cli.stats import comparisons
 from rankeval_cli.stats.multitest import adjust
-from rankeval_cli.stats.paired import compare as paired_compare
+from rankeval_cli.stats.paired_resampling import compare as paired_compare
 from rankeval_cli.stats.resample import MeanStat, TauMicroStat
 
 
@@ -23,21 +23,21 @@ def _systems(m=4, n=30, seed=0, nan=0):
     for i in range(nan):
         x[1 + i % (m - 1), rng.integers(n)] = np.nan
     values = [float(np.nanmean(r)) for r in x]
-    return pairwise.Systems([f"s{i}" for i in range(m)], MeanStat(), list(x), values), x
+    return comparisons.Systems([f"s{i}" for i in range(m)], MeanStat(), list(x), values), x
 
 
 def test_pairs_of():
-    assert pairwise.pairs_of(4, [2]) == [(0, 2), (1, 2), (3, 2)]
-    assert pairwise.pairs_of(3, [1, 0]) == [(0, 1), (2, 1), (2, 0)]
-    assert len(pairwise.pairs_of(6, [], all_pairs=True)) == 15
+    assert comparisons.pairs_of(4, [2]) == [(0, 2), (1, 2), (3, 2)]
+    assert comparisons.pairs_of(3, [1, 0]) == [(0, 1), (2, 1), (2, 0)]
+    assert len(comparisons.pairs_of(6, [], all_pairs=True)) == 15
 
 
 @pytest.mark.parametrize("nan", [0, 3])
 def test_resampling_equals_paired_compare_for_every_baseline(nan):
     systems, x = _systems(nan=nan)
-    settings = pairwise.Settings(tests=("bootstrap", "randomization"), bootstrap=300, permutations=400, seed=7)
-    pairs = pairwise.pairs_of(4, [0, 2])
-    outcome = pairwise.compare(systems, pairs, settings)
+    settings = comparisons.Settings(tests=("bootstrap", "randomization"), bootstrap=300, permutations=400, seed=7)
+    pairs = comparisons.pairs_of(4, [0, 2])
+    outcome = comparisons.compare(systems, pairs, settings)
     for row in outcome.rows:
         if row.baseline is None:
             continue
@@ -55,21 +55,21 @@ def test_micro_tau_uses_the_pooled_counts():
     raws = [rng.integers(0, 5, size=(20, 6)).astype(float) for _ in range(3)]
     stat = TauMicroStat("penalize")
     values = [float(stat.value(stat.expand(r).sum(axis=0))) for r in raws]
-    systems = pairwise.Systems(["a", "b", "c"], stat, raws, values)
-    outcome = pairwise.compare(systems, pairwise.pairs_of(3, [0]), pairwise.Settings(bootstrap=100, permutations=100))
+    systems = comparisons.Systems(["a", "b", "c"], stat, raws, values)
+    outcome = comparisons.compare(systems, comparisons.pairs_of(3, [0]), comparisons.Settings(bootstrap=100, permutations=100))
     ref = paired_compare(stat, raws, bootstrap=100, permutations=100)
     for row in outcome.rows[1:]:
         assert row.p["randomization"] == ref[row.system].p_randomization and row.effect is None
     with pytest.raises(ValueError, match="per-topic"):
-        pairwise.compare(systems, pairwise.pairs_of(3, [0]), pairwise.Settings(tests=("t",)))
+        comparisons.compare(systems, comparisons.pairs_of(3, [0]), comparisons.Settings(tests=("t",)))
 
 
 def test_per_topic_tests_on_the_topics_both_have_and_corrections_over_the_family():
     systems, x = _systems(m=5, nan=4)
-    settings = pairwise.Settings(tests=("t", "wilcoxon", "randomization", "tukey"), bootstrap=50,
+    settings = comparisons.Settings(tests=("t", "wilcoxon", "randomization", "tukey"), bootstrap=50,
                                  permutations=50, correction="by")
-    pairs = pairwise.pairs_of(5, [], all_pairs=True)
-    outcome = pairwise.compare(systems, pairs, settings)
+    pairs = comparisons.pairs_of(5, [], all_pairs=True)
+    outcome = comparisons.compare(systems, pairs, settings)
     paired = [r for r in outcome.rows if r.baseline is not None]
     assert len(paired) == 10
     for row in paired:
@@ -86,8 +86,8 @@ def test_per_topic_tests_on_the_topics_both_have_and_corrections_over_the_family
 
 
 def test_one_group_has_no_bootstrap():
-    systems = pairwise.Systems(["a", "b"], MeanStat(), [np.array([0.2]), np.array([0.5])], [0.2, 0.5])
-    row = pairwise.compare(systems, [(1, 0)], pairwise.Settings()).rows[1]
+    systems = comparisons.Systems(["a", "b"], MeanStat(), [np.array([0.2]), np.array([0.5])], [0.2, 0.5])
+    row = comparisons.compare(systems, [(1, 0)], comparisons.Settings()).rows[1]
     assert math.isnan(row.p["bootstrap"]) and math.isnan(row.ci_low) and math.isnan(row.delta_ci_low)
     assert row.p["randomization"] == 1.0  # swapping one group can only give ±δ: no evidence
 
@@ -96,9 +96,9 @@ def test_identical_for_any_jobs():
     systems, _ = _systems(m=4, n=60, nan=2)
     settings = dict(tests=("bootstrap", "randomization", "randomized-tukey", "t"), bootstrap=600, permutations=700,
                     seed=3)
-    pairs = pairwise.pairs_of(4, [], all_pairs=True)
-    one = pairwise.compare(systems, pairs, pairwise.Settings(**settings, jobs=1))
-    two = pairwise.compare(systems, pairs, pairwise.Settings(**settings, jobs=2))
+    pairs = comparisons.pairs_of(4, [], all_pairs=True)
+    one = comparisons.compare(systems, pairs, comparisons.Settings(**settings, jobs=1))
+    two = comparisons.compare(systems, pairs, comparisons.Settings(**settings, jobs=2))
     assert repr(one.rows) == repr(two.rows)
 
 
@@ -141,8 +141,8 @@ def test_randomization_agrees_with_sacrebleu_paired_ar(shift):
     _, results = _paired_ar_test({"m": (np.array(bl_stats), bl_result)}, "x", [repr(float(v)) for v in other], None,
                                  {"m": metric}, n_samples=trials, seed=12345)
     theirs = results["m"].p_value
-    systems = pairwise.Systems(["b", "x"], MeanStat(), [base, other], [base.mean(), other.mean()])
-    ours = pairwise.compare(systems, [(1, 0)], pairwise.Settings(tests=("randomization",), bootstrap=0,
+    systems = comparisons.Systems(["b", "x"], MeanStat(), [base, other], [base.mean(), other.mean()])
+    ours = comparisons.compare(systems, [(1, 0)], comparisons.Settings(tests=("randomization",), bootstrap=0,
                                                                   permutations=trials)).rows[1].p["randomization"]
     p = (ours + theirs) / 2
     assert abs(ours - theirs) <= 5 * math.sqrt(p * (1 - p) * 2 / trials) + 1 / trials, (ours, theirs)
@@ -159,8 +159,8 @@ def test_randomization_agrees_with_ranx_fisher():
         b = np.clip(a + rng.normal(shift, 0.15, 40), 0, 1)
         trials = 10000
         theirs, _ = fisher_randomization_test(a, b, trials, 0.05, 42)
-        systems = pairwise.Systems(["a", "b"], MeanStat(), [a, b], [a.mean(), b.mean()])
-        ours = pairwise.compare(systems, [(1, 0)], pairwise.Settings(tests=("randomization",), bootstrap=0,
+        systems = comparisons.Systems(["a", "b"], MeanStat(), [a, b], [a.mean(), b.mean()])
+        ours = comparisons.compare(systems, [(1, 0)], comparisons.Settings(tests=("randomization",), bootstrap=0,
                                                                       permutations=trials)).rows[1].p["randomization"]
         p = (ours + theirs) / 2
         assert abs(ours - theirs) <= 5 * math.sqrt(p * (1 - p) * 2 / trials) + 1 / trials, (ours, theirs)
@@ -183,8 +183,8 @@ def test_bootstrap_interval_agrees_with_sacrebleu_paired_bs():
     _, results = _paired_bs_test({"m": (np.array(bl_stats), bl_result)}, "x", [repr(float(v)) for v in other],
                                  None, {"m": metric}, n_samples=replicates, seed=12345)
     theirs = results["m"]
-    systems = pairwise.Systems(["b", "x"], MeanStat(), [base, other], [base.mean(), other.mean()])
-    row = pairwise.compare(systems, [(1, 0)], pairwise.Settings(tests=("bootstrap",), bootstrap=replicates,
+    systems = comparisons.Systems(["b", "x"], MeanStat(), [base, other], [base.mean(), other.mean()])
+    row = comparisons.compare(systems, [(1, 0)], comparisons.Settings(tests=("bootstrap",), bootstrap=replicates,
                                                                  permutations=0)).rows[1]
     sigma = other.std(ddof=1) / math.sqrt(len(other))
     q = 0.025

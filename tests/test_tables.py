@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from rankeval_cli.cli import main
-from rankeval_cli.tables import latex_escape, latex_table, markdown_table
+from rankeval_cli.table_writers import latex_escape, latex_table, markdown_table
 from robust import check_exit
 
 TSV = ("group\titem\tgold\tpred\tlp\n"
@@ -125,7 +125,7 @@ def test_compare_by_equals_each_partition_alone():
 # --- tables for papers ------------------------------------------------------------------------------
 
 def test_p_values_print_as_less_than_a_thousandth_never_zero():
-    from rankeval_cli.tables import p_value_text
+    from rankeval_cli.table_writers import p_value_text
 
     assert [p_value_text(p) for p in (0.0, 1e-12, 0.0004, 0.001, 0.0123, 0.5, 1.0)] == \
         ["< 0.001", "< 0.001", "< 0.001", "0.001", "0.012", "0.500", "1.000"]
@@ -153,7 +153,7 @@ def test_summary_tables_for_papers_carry_no_signature_column():
 def test_latex_writes_less_than_in_math_mode():
     import io
 
-    from rankeval_cli.summary import RecordWriter
+    from rankeval_cli.record_writer import RecordWriter
 
     out = io.StringIO()
     with RecordWriter(out, "latex") as writer:

@@ -19,7 +19,7 @@ import ir_data
 import slow_ir
 from rankeval_cli.cli import main
 from rankeval_cli.formats import trec
-from rankeval_cli.ir.summaries import mean_value
+from rankeval_cli.ir.run_records import mean_value
 from rankeval_cli.measures import ir
 
 #: trec_eval names checked against pytrec_eval, with their ir_measures twins

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rankeval_cli.ir import trec_eval as te
-from rankeval_cli.ir.summaries import trec_eval_summary
+from rankeval_cli.ir.run_records import trec_eval_summary
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -12,7 +12,7 @@ import pytest
 import trueskill as ts
 
 from rankeval_cli.aggregate import trueskill as T
-from rankeval_cli.aggregate.pairwise import PairCounter
+from rankeval_cli.aggregate.win_counts import PairCounter
 from rankeval_cli.aggregate.run import aggregate
 
 
@@ -281,7 +281,7 @@ def test_counts_give_the_comparisons_and_replicate_scores():
     back = T.comparisons_from_counts(wins, ties)
     assert sorted(zip(back.lo.tolist(), back.hi.tolist(), back.outcome.tolist())) == \
         sorted(zip(data.lo.tolist(), data.hi.tolist(), data.outcome.tolist()))
-    from rankeval_cli.aggregate.pairwise import PairStats
+    from rankeval_cli.aggregate.win_counts import PairStats
 
     stacked = PairStats(items=list("ABCD"), wins=np.stack([wins, wins.T]), ties=np.stack([ties, ties]),
                         present=None, present_len=None, n_groups=None, total_len=None)

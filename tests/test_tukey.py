@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from rankeval_cli.stats import paired_queries as pq
+from rankeval_cli.stats import topic_tests as pq
 from rankeval_cli.stats import tukey
 
 HAND = [[1, 2, 3, 4], [2, 3, 4, 5], [3, 5, 4, 6]]

@@ -9,17 +9,17 @@ Python API::
     for r in rankings:
         print(r.key, r.items[:3], r.scores[:3], r.lo[:3], r.hi[:3], r.cluster[:3])
 
-Modules: :mod:`.pairwise` (streaming win/loss/tie counts), :mod:`.methods` (Borda, FV,
+Modules: :mod:`.win_counts` (streaming win/loss/tie counts), :mod:`.methods` (Borda, FV,
 ≥/> others, expected wins, Copeland), :mod:`.kemeny`, :mod:`.bradley_terry`,
 :mod:`.bootstrap` (rank ranges, clusters), :mod:`.correlate`, :mod:`.run` (streams,
-partitions), :mod:`.tables` (output records); :mod:`.zscore` (WMT17-24 rankings from direct
+partitions), :mod:`.ranking_records` (output records); :mod:`.zscore` (WMT17-24 rankings from direct
 assessments: per-judge z-scores, means, rank-sum clusters) with :mod:`.ranksum`.
 """
 
 from __future__ import annotations
 
 from .correlate import Correlation, SegmentSpearman, system_correlations
-from .pairwise import PairCounter, PairStats, count_pairs
+from .win_counts import PairCounter, PairStats, count_pairs
 from .registry import ALIASES, METHODS, canonical, scorer
 from .run import Ranking, aggregate
 from .zscore import ZRanking, rank_stream

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from ..batch import offsets_from_sizes
 from .methods import rank_positions
-from .pairwise import PairCounter, PairStats
+from .win_counts import PairCounter, PairStats
 
 #: Dense replicate-count cells (replicates × groups) held at once.
 CHUNK_CELLS = 1 << 23

@@ -1,6 +1,6 @@
 """System-level scores from pairwise statistics; higher score = better.
 
-Every function takes a :class:`~.pairwise.PairStats` (possibly with leading replicate
+Every function takes a :class:`~.win_counts.PairStats` (possibly with leading replicate
 axes) and returns scores of shape ``(..., K)``. Notation: W = ``wins`` (W[i, j] =
 comparisons *i* won against *j*), T = ``ties``, w_i = Σ_j W[i, j] (wins),
 l_i = Σ_j W[j, i] (losses), t_i = Σ_j T[i, j] (ties), K = number of items.
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pairwise import PairStats
+from .win_counts import PairStats
 
 #: Scores equal after rounding to this many decimals are tied (summed fractions such
 #: as 1/3 + 2/3 and 2/3 + 1/3 may differ in the last bit).

@@ -1,7 +1,7 @@
 """Aggregating a stream of groups into system rankings, optionally per partition.
 
 ``by`` names extra columns (e.g. ``lp``) whose value is constant within a group;
-each distinct value gets its own :class:`~.pairwise.PairCounter` and its own
+each distinct value gets its own :class:`~.win_counts.PairCounter` and its own
 ranking, as WMT ranks the systems of each language pair separately.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 from ..batch import Batch
 from ..errors import DataError
 from .methods import sort_order
-from .pairwise import PairCounter, PairStats
+from .win_counts import PairCounter, PairStats
 from .registry import FUSION, SCORES, canonical, scorer
 from ..partition import Partitioner  # noqa: F401  (re-exported: aggregate.run.Partitioner)
 

@@ -55,7 +55,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..stats.resample import DEFAULT_SEED  # seed of the random plays when none is given
-from .pairwise import PairCounter
+from .win_counts import PairCounter
 
 MU0 = 0.0
 SIGMA0 = 0.5

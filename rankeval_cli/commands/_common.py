@@ -177,11 +177,11 @@ def _remember_digits(ctx, param, value):
 
 
 def record_writer(out, output_format: str):
-    """A :class:`~rankeval_cli.summary.RecordWriter` for ``out`` with this command's --digits.
+    """A :class:`~rankeval_cli.record_writer.RecordWriter` for ``out`` with this command's --digits.
 
     Use it as a context manager: markdown and latex tables are written when it closes.
     """
-    from ..summary import RecordWriter
+    from ..record_writer import RecordWriter
 
     ctx = click.get_current_context(silent=True)
     digits = ctx.meta.get("rankeval.digits") if ctx is not None else None

@@ -1,6 +1,6 @@
 """What every path of ``compare`` shares: the statistics options, the systems given as
 several runs (``--system NAME=FILE,...``), and the records written from
-:func:`rankeval_cli.stats.pairwise.compare`.
+:func:`rankeval_cli.stats.comparisons.compare`.
 
 Imports only click at top level, like every command module.
 """
@@ -17,7 +17,7 @@ DEFAULT_MT_TESTS = ("bootstrap", "randomization")
 
 
 def _tests(ctx, param, value):
-    from ..stats.pairwise import TESTS
+    from ..stats.comparisons import TESTS
 
     tests = tuple(v.strip() for text in value for v in text.split(",") if v.strip())
     unknown = [t for t in tests if t not in TESTS]
@@ -29,7 +29,7 @@ def _tests(ctx, param, value):
 def statistics_options(f):
     """--test, --baseline, --all-pairs, --correction, --system, --jobs/--scheduler."""
     from ..stats.multitest import CORRECTIONS
-    from ..stats.pairwise import TESTS
+    from ..stats.comparisons import TESTS
 
     f = _common.jobs_options(f)
     f = click.option(
@@ -68,11 +68,11 @@ def parse_system_specs(specs) -> list[tuple[str, list[str]]]:
 
 
 def resolve_pairs(names, baselines, all_pairs: bool, aliases=None) -> list[tuple[int, int]]:
-    """The (system, baseline) pairs of :func:`~rankeval_cli.stats.pairwise.pairs_of` from option values.
+    """The (system, baseline) pairs of :func:`~rankeval_cli.stats.comparisons.pairs_of` from option values.
 
     ``aliases`` maps other accepted spellings (e.g. a run's file name) to a system index.
     """
-    from ..stats.pairwise import pairs_of
+    from ..stats.comparisons import pairs_of
 
     if all_pairs and baselines:
         raise click.UsageError("give --baseline or --all-pairs, not both")
@@ -88,7 +88,7 @@ def resolve_pairs(names, baselines, all_pairs: bool, aliases=None) -> list[tuple
 
 
 def settings_of(tests, default_tests, *, level, bootstrap, permutations, seed, correction):
-    from ..stats.pairwise import Settings
+    from ..stats.comparisons import Settings
 
     return Settings(tests=tuple(dict.fromkeys(tests or default_tests)), level=float(level), bootstrap=bootstrap,
                     permutations=permutations, seed=seed, correction=correction)

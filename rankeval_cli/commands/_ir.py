@@ -105,7 +105,7 @@ def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", excl
 def run_ir(measures, *, files, qrels, output, output_format, per_group, settings, input_format="auto",
            exclude_systems=(), ci=None, bootstrap=None, seed=None):
     """The whole IR evaluation of a command: read, join, evaluate, write."""
-    from ..ir.summaries import per_query_records, summary_records, trec_lines
+    from ..ir.run_records import per_query_records, summary_records, trec_lines
     from . import _ci, _position
 
     def attach_interval(record, values):
@@ -199,8 +199,8 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
                  rel_max, higher_better, input_format, exclude_systems, stats, baselines=(), all_pairs=False,
                  system_specs=()):
     """compare with TREC input: the runs (or systems of several runs) compared per measure by
-    :func:`rankeval_cli.stats.pairwise.compare`, written by :mod:`._comparison`."""
-    from ..stats import pairwise
+    :func:`rankeval_cli.stats.comparisons.compare`, written by :mod:`._comparison`."""
+    from ..stats import comparisons
     from . import _comparison
 
     measures = parse_measures(names, COMPARE_MEASURES)
@@ -218,7 +218,7 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
     records = []
     for m in measures:
         matrix = system_matrix(systems, m, settings)
-        outcome = pairwise.compare(matrix, pairs, stats)
+        outcome = comparisons.compare(matrix, pairs, stats)
         signature = settings.signature(m, **_comparison.signature_fields(stats, pairs, labels, baselines, all_pairs))
         records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
@@ -249,12 +249,12 @@ def run_systems(files, qrels, measures, settings, input_format, exclude_systems,
 
 
 def system_matrix(systems, measure, settings):
-    """:class:`~rankeval_cli.stats.pairwise.Systems` of one measure: per system the per-query values
+    """:class:`~rankeval_cli.stats.comparisons.Systems` of one measure: per system the per-query values
     (the mean over its runs) on every query any system has, NaN where it has none."""
     import numpy as np
 
-    from ..ir.summaries import summary_value
-    from ..stats import pairwise
+    from ..ir.run_records import summary_value
+    from ..stats import comparisons
     from ..stats.effect import runs_summary
     from ..stats.resample import MeanStat
 
@@ -269,7 +269,7 @@ def system_matrix(systems, measure, settings):
         run_values = [summary_value(measure, run, settings) for run in group]
         values.append(run_values[0] if len(group) == 1 else float(np.mean(run_values)))
         runs.append(runs_summary(run_values) if len(group) > 1 else None)
-    return pairwise.Systems([name for name, _ in systems], MeanStat(), raws, values, runs=runs)
+    return comparisons.Systems([name for name, _ in systems], MeanStat(), raws, values, runs=runs)
 
 
 def _warn_partial_topics(systems) -> None:

@@ -117,7 +117,7 @@ def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems,
     """
     from ..measures.ties import MeanSummary, Scores, prepare_batch
     from ..partition import keyed, partitioned
-    from ..summary import signature
+    from ..signature import signature
     from . import _ci
 
     tie_policy = tie_policy or "pessimistic"

@@ -245,7 +245,7 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
                     shared_segments, alpha, resampling, protocol="wmt20-23", domain_column="domain"):
     """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
     from ..aggregate import zscore
-    from ..summary import signature
+    from ..signature import signature
 
     bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
                               else (0, 0, 0.95))
@@ -267,7 +267,7 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
 
     from ..aggregate.fusion import KERNELS, fuse_files
     from ..formats.trec_writer import texts, write_run
-    from ..summary import signature
+    from ..signature import signature
 
     if not files:
         raise click.UsageError(f"{method} fuses TREC runs: give the run files")
@@ -295,7 +295,7 @@ def run_and_write(files, input_format, exclude_systems, output, output_format, m
     ``resampling`` is the resolved --ci/--bootstrap/--seed (None: no rank ranges);
     ``single_seed`` seeds TrueSkill's one run when there is no resampling.
     """
-    from ..aggregate.tables import ranking_records
+    from ..aggregate.ranking_records import ranking_records
 
     bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
                               else (0, single_seed, None))
@@ -333,7 +333,7 @@ def compute(batches, method, column, by, higher_better, bootstrap, seed, options
     """The rankings, with data errors mapped for the command line and counts reported."""
     from ..aggregate.kemeny import TooManyItems
     from ..aggregate.run import aggregate
-    from ..aggregate.tables import report_counts
+    from ..aggregate.ranking_records import report_counts
     from ..errors import DataError
 
     from ..pipeline import phase

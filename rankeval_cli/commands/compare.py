@@ -187,9 +187,9 @@ def _compare_items(files, input_format, exclude_systems, column, higher_better, 
                    output, output_format, others):
     """--items-are-systems: the items of every group compared on their values over the groups."""
     from ..partition import keyed
-    from ..stats import pairwise
+    from ..stats import comparisons
     from ..stats.resample import MeanStat
-    from ..summary import signature
+    from ..signature import signature
 
     given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
     if given:
@@ -199,9 +199,9 @@ def _compare_items(files, input_format, exclude_systems, column, higher_better, 
         for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems, column,
                                                               by).items():
             values = [_mean(row) for row in matrix]
-            systems = pairwise.Systems(names, MeanStat(), list(matrix), values, higher_better=higher_better)
+            systems = comparisons.Systems(names, MeanStat(), list(matrix), values, higher_better=higher_better)
             pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
-            outcome = pairwise.compare(systems, pairs, stats)
+            outcome = comparisons.compare(systems, pairs, stats)
             sig = signature("items", values=column, higher_better=higher_better,
                             **_comparison.signature_fields(stats, pairs, names, baselines, all_pairs))
             writer.write_many(keyed(row, by, key)
@@ -281,12 +281,12 @@ def _score_columns(files, input_format, exclude_systems, spec, systems, default_
 
 
 def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines=(), all_pairs=False):
-    """One record per system and per compared pair (:func:`rankeval_cli.stats.pairwise.compare`)."""
+    """One record per system and per compared pair (:func:`rankeval_cli.stats.comparisons.compare`)."""
     import numpy as np
 
-    from ..stats import pairwise
+    from ..stats import comparisons
     from ..stats.effect import runs_summary
-    from ..summary import signature
+    from ..signature import signature
 
     names = [name for name, _ in groups]
     raws, values, counts, runs, undefined = [], [], [], [], {}
@@ -298,9 +298,9 @@ def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, ba
         counts.append(results[members[0]]["groups"] - results[members[0]]["undefined"])  # the groups averaged
         runs.append(runs_summary(member_values, stats.level) if len(members) > 1 else None)
         undefined[i] = {"undefined": results[members[0]]["undefined"]}
-    systems = pairwise.Systems(names, spec.stat(), raws, values, groups=counts, runs=runs)
+    systems = comparisons.Systems(names, spec.stat(), raws, values, groups=counts, runs=runs)
     try:
-        outcome = pairwise.compare(systems, pairs, stats)
+        outcome = comparisons.compare(systems, pairs, stats)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     fields = _comparison.signature_fields(stats, pairs, names, baselines, all_pairs)

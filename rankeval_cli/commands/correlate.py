@@ -60,7 +60,7 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     from ..pipeline import phase
     from ..aggregate.registry import scorer
     from ..errors import DataError
-    from ..summary import signature
+    from ..signature import signature
 
     options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
@@ -117,7 +117,7 @@ def _interval(resampling, interval) -> dict:
 
 
 def _settings(method, options):
-    from ..aggregate.tables import table_signature
+    from ..aggregate.ranking_records import table_signature
 
     # reuse the aggregate signature's method settings, minus its command, column and version
     parts = table_signature(method, "both", options).split("|")[1:-1]
@@ -133,7 +133,7 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
     from ..aggregate.kemeny import TooManyItems
     from ..aggregate.run import count_stream, rank_counter
     from ..errors import DataError
-    from ..aggregate.tables import report_counts
+    from ..aggregate.ranking_records import report_counts
 
     partitioner = Partitioner(by)
     segments: dict = {}
@@ -170,7 +170,7 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
 
 
 def _from_tables(files, by):
-    from ..aggregate.tables import read_table
+    from ..aggregate.ranking_records import read_table
 
     if len(files) not in (1, 2):
         raise click.UsageError("--aggregates takes one table with gold_value and pred_value, or two tables")

@@ -199,7 +199,7 @@ def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
 
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
-    from ..summary import signature
+    from ..signature import signature
 
     uses_kendall = any(m.statistic == "kendall" for m in measures)
     uses_acc = any(m.statistic == "accuracy" and m.level == "seg" for m in measures)

@@ -137,7 +137,7 @@ def _plan_row(head: dict, source, variances, designs, requirement, systems, topi
     """One record per design: the topics needed, and the power and least difference at the data's topics
     (``source`` None: the variance was given as σ²)."""
     from ..stats import power as P
-    from ..summary import signature
+    from ..signature import signature
 
     alpha, target, difference = requirement["alpha"], requirement["power"], requirement["difference"]
     n = topics or variances.topics
@@ -169,8 +169,8 @@ def _pair_rows(head: dict, names, matrix, all_pairs: bool, requirement) -> list[
 
     from ..stats import power as P
     from ..stats.effect import mean_sd
-    from ..stats.pairwise import pairs_of
-    from ..summary import signature
+    from ..stats.comparisons import pairs_of
+    from ..signature import signature
 
     alpha, target, difference = requirement["alpha"], requirement["power"], requirement["difference"]
     out = []

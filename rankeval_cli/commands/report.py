@@ -232,7 +232,7 @@ class Report:
     def records(self) -> list[dict]:
         """The summary: one record per measure (with ci_low, ci_high under --ci)."""
         from ..measures.err import format_rel_max
-        from ..summary import signature
+        from ..signature import signature
 
         intervals = self.intervals() if self.resampling else {}
         resampled = self.resampling.signature() if self.resampling else {}

@@ -99,9 +99,9 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
       rankeval compare --qrels q.txt -m map,P_10 --correction holm b.run x.run > c
       rankeval table --test t --effect es_e --output-format latex c
     """
-    from ..formats.summaries import OLD_COLUMNS
-    from ..gather import Style, gather, legend, table_records
-    from ..summary import RecordWriter
+    from ..formats.summary_reader import OLD_COLUMNS
+    from ..summary_table import Style, gather, legend, table_records
+    from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
     if labels and len(labels) != len(files):

@@ -104,7 +104,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     """
     from ..measures.tau import CALIBRATED, tau_partitions
     from ..partition import keyed
-    from ..summary import signature
+    from ..signature import signature
 
     if calibrate_ties and variant not in CALIBRATED:
         raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")

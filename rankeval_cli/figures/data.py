@@ -64,7 +64,7 @@ class ScatterPanel:
 
 def records(source):
     """``(line, dict)`` for every row of a TSV-with-header or JSON-lines table."""
-    from ..formats.summaries import read_summaries
+    from ..formats.summary_reader import read_summaries
 
     return read_summaries(source)
 

@@ -20,7 +20,7 @@ class Settings:
         self.higher_better = higher_better
 
     def signature(self, measure, **extra) -> str:
-        from ..summary import signature
+        from ..signature import signature
 
         kind = measure.kind
         return signature(measure.name, ties=self.tie_policy, rel_level=self.rel_level,

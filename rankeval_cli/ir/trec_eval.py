@@ -34,7 +34,7 @@ from ..measures.trec.names import UnknownMeasure, parse as parse_name
 from ..measures.trec.params import ParamError, parse_params
 from .judgments import judgment_group_batch, preference_batch, query_list, read_rel_info, stand_in
 from .rankings import BATCH_ROWS, concatenated, float32_order, with_float_blocks
-from .summaries import trec_eval_lines
+from .run_records import trec_eval_lines
 
 #: what ``-v`` reports per emulated version
 VERSION_STRINGS = {10: "10.0-rc3", 9: "9.0.8"}

@@ -1,4 +1,4 @@
-"""The records ``compare`` writes from a :class:`~rankeval_cli.stats.pairwise.Outcome`: one per row,
+"""The records ``compare`` writes from a :class:`~rankeval_cli.stats.comparisons.Outcome`: one per row,
 columns in the shared vocabulary (``system``, ``baseline``, ``measure``, ``value``, ``ci_low``,
 ``ci_high``, ``groups``, ``delta``..., ``p_<test>``, ``p_<test>_adj``, ``family``, ``signature``);
 docs/significance.md lists them."""
@@ -23,12 +23,12 @@ def signature_fields(settings, pairs, names, baselines=(), all_pairs: bool = Fal
 
 
 def records(outcome, systems, settings, measure: str, signature, extra=None) -> list[dict]:
-    """One record per row of ``outcome`` (:class:`~rankeval_cli.stats.pairwise.Outcome`).
+    """One record per row of ``outcome`` (:class:`~rankeval_cli.stats.comparisons.Outcome`).
 
     ``signature`` is the signature text, or a function of the system index giving it;
     ``extra[i]`` holds columns of system i written before the signature (e.g. ``undefined``).
     """
-    from .pairwise import p_column
+    from .comparisons import p_column
 
     names = systems.names
     with_runs = any(r is not None and r.runs > 1 for r in systems.runs)

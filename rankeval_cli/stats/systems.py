@@ -4,7 +4,7 @@ Used by ``rankeval compare``. A *system* is one prediction of the same gold:
 another file holding the same groups and items in the same order, or another
 column of one stream. Each system is scored exactly as the measure's own
 command scores it (same accumulators, so the values agree to the last bit),
-while its per-group statistics are kept for the paired tests of :mod:`.paired`.
+while its per-group statistics are kept for the paired tests of :mod:`.paired_resampling`.
 """
 
 from __future__ import annotations

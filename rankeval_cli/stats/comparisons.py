@@ -17,11 +17,11 @@ m(m − 1)/2 pairs of the m systems by construction and are not adjusted further
 
 - ``delta`` = value(x) − value(b), each value as its measure defines it;
 - the paired bootstrap and approximate randomization tests and the percentile bootstrap
-  interval of the difference (:mod:`.paired`), over all aligned topics — the only tests
+  interval of the difference (:mod:`.paired_resampling`), over all aligned topics — the only tests
   for a statistic that is not a mean of per-topic values (micro tau);
 - for a mean measure, over the topics both systems have: the t interval of the mean
   difference, Cohen's d_z and Hedges' g_z (:mod:`.effect`), the paired t-test and the
-  Wilcoxon signed-rank test (:mod:`.paired_queries`), wins/ties/losses;
+  Wilcoxon signed-rank test (:mod:`.topic_tests`), wins/ties/losses;
 - Sakai's ES_E and the Tukey HSD tests over the topics every system has (the complete
   systems × topics matrix; :mod:`.anova`).
 
@@ -215,7 +215,7 @@ def _pair_row(systems: Systems, s: int, b: int, interval, resampled, anova, sett
         row.p["randomization"] = resampled["p_randomization"]
     if not systems.per_topic:
         return row
-    from . import paired_queries as pq
+    from . import topic_tests as pq
 
     x, base = systems.topic_values(s), systems.topic_values(b)
     both = np.isfinite(x) & np.isfinite(base)
@@ -235,8 +235,8 @@ def _pair_row(systems: Systems, s: int, b: int, interval, resampled, anova, sett
 
 def randomization_unit(shared, unit):
     """Work unit: trials ``start ≤ r < stop`` of baseline b's randomization test → (observed δ, the
-    swapped differences of the systems paired with b) (:func:`.paired.randomization_deltas`)."""
-    from .paired import randomization_deltas
+    swapped differences of the systems paired with b) (:func:`.paired_resampling.randomization_deltas`)."""
+    from .paired_resampling import randomization_deltas
 
     stat, raws, partners, seed = shared
     b, start, stop = unit
@@ -245,11 +245,11 @@ def randomization_unit(shared, unit):
 
 
 def _resample(systems: Systems, pairs: list, settings: Settings) -> dict:
-    """Each system's interval and each pair's bootstrap interval and p-values (:mod:`.paired`'s
+    """Each system's interval and each pair's bootstrap interval and p-values (:mod:`.paired_resampling`'s
     definitions), from one set of replicates shared by all systems (:func:`.resample.bootstrap_values`,
     itself run as units) and one set of swaps per baseline (units of trials)."""
     from ..executor import map_units, ranges
-    from .paired import bootstrap_p, randomization_p
+    from .paired_resampling import bootstrap_p, randomization_p
     from .resample import bootstrap_values, grid_values, percentile_interval
 
     m = len(systems.names)

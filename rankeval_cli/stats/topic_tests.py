@@ -1,6 +1,6 @@
 """Paired tests over per-topic values of two systems: what IR papers report beside a table of
 means (and what PyTerrier's ``Experiment`` prints), computed from the values of the topics
-both systems have. The randomization and bootstrap tests are those of :mod:`.paired` (any
+both systems have. The randomization and bootstrap tests are those of :mod:`.paired_resampling` (any
 statistic of per-group sums, a mean included); corrections are in :mod:`.multitest`.
 
 With d_q = x_q − b_q (run minus baseline) over the n paired queries:

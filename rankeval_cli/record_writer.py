@@ -3,31 +3,13 @@
 A record is a dict of column -> value. TSV prints a header from the first record
 and numbers reproducibly (integers plain, floats as the shortest exact text,
 undefined values as ``nan``); JSON prints undefined values as ``null``, never as
-a bare NaN. Every summary carries a ``signature``: the settings that made it.
+a bare NaN. Every summary carries a ``signature`` (:mod:`.signature`): the settings that made it.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Iterable
-
-from ._version import __version__
-
-
-def signature(measure: str, **settings) -> str:
-    """Compact settings string, e.g. ``tau|ties:penalize|avg:micro|v:1.0.0``.
-
-    Settings whose value is None are left out; the toolkit version always ends it.
-    """
-    parts = [measure] + [f"{k}:{_sig_value(v)}" for k, v in settings.items() if v is not None]
-    return "|".join(parts + [f"v:{__version__}"])
-
-
-def _sig_value(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
 
 def text_value(value) -> str:
     """One TSV field (text escaped as the canonical TSV escapes it)."""
@@ -123,7 +105,7 @@ class RecordWriter:
         below a thousandth (never ``0``).
         """
         if self.fmt in TABLE_FORMATS and self.rows:
-            from .tables import latex_table, markdown_table, paper_columns, signature_note
+            from .table_writers import latex_table, markdown_table, paper_columns, signature_note
 
             columns, cells = paper_columns(self.rows, self._cell, self._p_cell)
             table = markdown_table if self.fmt == "markdown" else latex_table
@@ -133,7 +115,7 @@ class RecordWriter:
 
     def _p_cell(self, value) -> str:
         """A p-value: 3 decimals (or --digits), ``< 0.001`` below the last one shown."""
-        from .tables import p_value_text
+        from .table_writers import p_value_text
 
         if hasattr(value, "item") and not isinstance(value, (list, dict)):
             value = value.item()

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import DataError
-from .formats.summaries import OLD_COLUMNS, read_summaries, strict_number
+from .formats.summary_reader import OLD_COLUMNS, read_summaries, strict_number
 from .textio import source_name
 
 KEY_COLUMNS = ("level", "system", "metric")
@@ -413,7 +413,7 @@ def _dagger(style: Style) -> str:
 
 
 def _latex_text(line: str, style: Style) -> str:
-    from .tables import latex_escape
+    from .table_writers import latex_escape
 
     import re
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..summary import signature
+from ..signature import signature
 from .registry import canonical
 
 
@@ -110,7 +110,7 @@ def read_table(source, by=()) -> tuple[dict, list]:
     before 1.0 are read under these names). Empty, ``nan`` or null values are NaN.
     """
     from ..errors import DataError
-    from ..formats.summaries import read_summaries
+    from ..formats.summary_reader import read_summaries
     from ..textio import source_name
 
     name = source_name(source)
