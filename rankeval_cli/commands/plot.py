@@ -34,7 +34,7 @@ def _split_commas(ctx, param, value):
 @click.option("--aggregates", is_flag=True,
               help="scatter: FILES are aggregate tables\f" "scatter: FILES are aggregate tables, two with a value column each (x = human first, "
                    "y = metric second) or one with gold_value and pred_value (--column both).")
-@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical_pairwise"), default="expected-wins",
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
               help="scatter: aggregation method [default: expected-wins]\f" "scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
@@ -83,7 +83,8 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     value.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
-                    or per --column of one file. Undefined values
+                    per system of a file of several runs, or per --column;
+                    --by COLUMN: one box per value. Undefined values
                     (nan) are left out and counted on stderr.
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
@@ -135,7 +136,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                 panel.items = display_names(panel.items, renames, keep_ids)
             fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
         else:
-            series = _series(files, measures, labels)
+            series = _series(files, measures, labels, _split_commas(None, None, by) or None)
             columns = {s.column for s in series}
             ylabel = columns.pop() if len(columns) == 1 else "value"
             fig = draw.distribution_figure(series, style, ylabel, title)
@@ -145,7 +146,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 #: options that belong to one kind of figure: name -> kinds it applies to
 _ONLY = {"aggregates": ("scatter",), "method": ("scatter",), "measures": ("distribution",),
          "rename": ("ranking", "scatter"), "keep_ids": ("ranking", "scatter"),
-         "style": ("distribution",), "by": ("ranking", "scatter"), "input_format": ("scatter",),
+         "style": ("distribution",), "by": ("ranking", "scatter", "distribution"), "input_format": ("scatter",),
          "exclude_systems": ("scatter",), "higher_better": ("scatter",)}
 
 
@@ -199,11 +200,11 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
     return panels, names[0], names[1]
 
 
-def _series(files, measures, labels):
+def _series(files, measures, labels, by):
     from ..figures.data import read_series
 
     try:
-        series = read_series(files, measures, labels)
+        series = read_series(files, measures, labels, by, report=_common.warn)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     for s in series:
