@@ -43,6 +43,10 @@ def test_system_scores_taken_as_segment_means_are_announced():
     assert {r["sys_scores"] for r in rows if r["metric"] == "YiSi-2" and r["lp"] != "all"} == {"mean"}
     quiet = invoke(["-q", "meta-eval", *HUMAN, str(EXCERPT / "YiSi-2.seg.score"), *QUICK])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+    # no statistic of system scores (SPA compares the segment scores): nothing to say
+    spa = invoke(["meta-eval", *HUMAN, str(EXCERPT / "YiSi-2.seg.score"), "-m", "spa,seg-pearson@item",
+                  "--permutations", "20"])
+    assert spa.exit_code == 0 and not any("sys_scores=mean" in n for n in notes(spa))
 
 
 def test_a_metric_left_out_of_the_average_is_named(tmp_path):

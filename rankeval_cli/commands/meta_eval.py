@@ -223,9 +223,9 @@ def _records(tables, measures, options, sig, ci, replicates):
 
     with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
         table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
-    from ..stats.table_notes import left_out
+    from ..stats.table_notes import left_out, segment_means
 
-    for note in left_out(table, tables):
+    for note in [*segment_means(tables, measures), *left_out(table, tables)]:
         _common.warn(note)
     results, average, intervals = table.results, table.average, table.intervals
     avg = _lookup(average)

@@ -24,9 +24,10 @@ mt-metrics-eval always leaves out the systems of the references in use.
 System-level scores come from system-level files where given (a metric's
 ``.sys.score``, mt-metrics-eval's ``LP.NAME.sys.score``); otherwise they are
 the mean of the system's available segment scores (how MQM system scores are
-defined, Freitag et al. 2021), and a note names the metrics so scored: a
-metric's own system score (corpus-level chrF or BLEU) is not the mean of its
-segment scores, and every system-level statistic changes with it.
+defined, Freitag et al. 2021; ``sys_origin`` says which). A metric's own
+system score (corpus-level chrF or BLEU) is not the mean of its segment
+scores, so ``meta-eval`` names the metrics whose system scores are means
+(:func:`rankeval_cli.stats.table_notes.segment_means`).
 """
 
 from __future__ import annotations
@@ -156,11 +157,6 @@ def build_table(lp: str, human: LongScores, metrics_seg: dict[str, LongScores],
             table.metrics_sys[name], table.sys_origin[name] = sys_level[name][keep], "file"
         else:
             table.metrics_sys[name], table.sys_origin[name] = _row_means(table.metrics[name]), "mean"
-    means = [name for name in names if table.sys_origin[name] == "mean"]
-    if means:
-        report(f"{lp}: system scores of {', '.join(means)} taken as the means of their segment scores "
-               "(sys_scores=mean: no system-level scores given); a metric's official system score "
-               "(corpus-level chrF, BLEU, ...) can rank the systems otherwise: give its .sys.score file")
     return table
 
 

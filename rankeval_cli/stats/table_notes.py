@@ -6,6 +6,10 @@ that have a value in every averaged task, and the rows over all language pairs
 for one language pair only (WMT20's bleurt-combi and Yisi-combi, en-de only), or
 given without segment scores, drops out of them. :func:`left_out` names each such
 metric with the tasks it misses, so that no row disappears silently.
+:func:`segment_means` names the metrics whose system scores are the means of their
+segment scores (no system-level file given), where a statistic of system scores is
+computed: a metric's official system score (corpus-level chrF or BLEU) is not that
+mean, and pairwise accuracy and the system-level correlations move with it.
 """
 
 from __future__ import annotations
@@ -39,3 +43,23 @@ def left_out(result, tables) -> list[str]:
         by_reason.setdefault(reason, []).append(name)
     return [f"{', '.join(names)}: {reason} (the average takes the metrics scored in every task)"
             for reason, names in by_reason.items()]
+
+
+#: measure levels computed from system scores (SPA uses the segment scores)
+SYSTEM_SCORE_LEVELS = ("sys", "pa")
+
+
+def segment_means(tables, measures) -> list[str]:
+    """One note per language pair naming the metrics whose system scores are segment means, when a
+    statistic of system scores (``sys-pa``, ``sys-pearson``, ...) is among ``measures``."""
+    if not any(m.level in SYSTEM_SCORE_LEVELS for m in measures):
+        return []
+    out = []
+    for t in tables:
+        means = [name for name in t.metric_names if t.sys_origin.get(name) == "mean"]
+        if means:
+            out.append(f"{t.lp}: system scores of {', '.join(means)} taken as the means of their segment "
+                       "scores (sys_scores=mean: no system-level scores given); a metric's official system "
+                       "score (corpus-level chrF, BLEU, ...) can rank the systems otherwise: give its "
+                       ".sys.score file")
+    return out
