@@ -60,6 +60,7 @@ class ScatterPanel:
     y: list
     correlations: dict  # measure -> Correlation
     unmatched: int
+    legend: str | None = None  # the legend entry, when not correlate's (meta-eval system scores)
 
 
 def records(source):
@@ -237,6 +238,9 @@ def _per_group_table(source, name: str, chosen: list, by) -> _PerGroup:
     table = None
     for line_no, record in records(source):
         if table is None:
+            if "group" not in record:
+                raise DataError("no group column: not a --per-group table (tau, ndcg, report, ... --per-group "
+                                "write one)", name, line_no)
             if not chosen:
                 found = [c for c in MEASURE_COLUMNS if c in record]
                 if len(found) != 1:
@@ -249,7 +253,7 @@ def _per_group_table(source, name: str, chosen: list, by) -> _PerGroup:
                     raise DataError(f"no column {column!r}" + (" (--by)" if column not in chosen else ""),
                                     name, line_no)
             names = list(record)
-            keys = names[:names.index("group")] if "group" in names else []
+            keys = names[:names.index("group")]
             keys += [b for b in (by or ()) if b not in keys]
             table = _PerGroup([k for k in keys if k not in chosen], chosen, [])
         table.rows.append(({k: str(record.get(k)) for k in table.keys},

@@ -123,7 +123,9 @@ def _score_text(score: float) -> str:
 
 
 def correlation_label(panel) -> str:
-    """The legend entry: n systems, Pearson r and Kendall τ_b (3 decimals)."""
+    """The legend entry: n systems, Pearson r and Kendall τ_b (3 decimals), or the panel's own."""
+    if panel.legend is not None:
+        return panel.legend
     r, tau = panel.correlations["pearson"].value, panel.correlations["kendall"].value
     return f"{len(panel.items)} systems: Pearson r = {r:.3f}, Kendall \u03c4 = {tau:.3f}"
 
