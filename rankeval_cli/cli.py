@@ -34,6 +34,7 @@ COMMANDS = {
     "trec-eval": "The same as trec_eval.",
     "plot": "Figures: rankings, metric vs human, distributions.",
     "meta-eval": "The WMT22-24 metrics table (MQM, mt-metrics-eval).",
+    "spans": "MQM/ESA error spans: scores, span F1 meta-evaluation.",
     "learn": "Train, apply, cross-validate rankers; BLEU features.",
     "table": "Summaries gathered into a Markdown or LaTeX table.",
     "completion": "The shell-completion script for bash, zsh or fish.",
@@ -46,7 +47,7 @@ TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
     ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
-    ("Meta-evaluation of MT metrics", ("meta-eval",)),
+    ("Meta-evaluation of MT metrics", (("meta-eval", "spans"),)),
     ("Significance", ("compare", "power")),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
@@ -55,7 +56,8 @@ TASKS = (
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
-                ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
+                ("table", "plot"): "Markdown/LaTeX tables of summaries; figures.",
+                ("meta-eval", "spans"): "The WMT metrics table; MQM/ESA error spans."}
 
 
 HELP_NAMES = ["-h", "--help"]

@@ -35,7 +35,8 @@ STATISTICS = {
     "seg-spearman": "Spearman's rho of the segment scores",
     "seg-kendall": "Kendall's tau of the segment scores",
     "seg-pdp": "pairwise-difference Pearson of the segment scores",
-    "span-f1": "character-level F1 of the predicted error spans (WMT error-span task)",
+    "span-f1": "character-level F1 of the predicted error spans, partial overlap and severity (half credit) "
+               "counted",
     "span-p": "character-level precision of the predicted error spans",
     "span-r": "character-level recall of the predicted error spans",
 }
@@ -45,8 +46,7 @@ WEIGHTS = {"uniform": "every task weighs the same (WMT24)",
            "wmt23": "pairwise accuracy pooled over the language pairs weighs as many as there are language "
                     "pairs, every other task 1 (WMT23)",
            "wmt25": "the WMT24-25 task set, soft pairwise accuracy and tie-calibrated acc-eq by item per language "
-                    "pair, equally weighted",
-           "lp": "the mean over the language pairs"}
+                    "pair, equally weighted"}
 
 
 @dataclass
@@ -216,7 +216,11 @@ def legend(summary: Summary, style: Style) -> list[str]:
             text += "; all: pooled over the language pairs"
         names.append(f"{measure}: {text}")
     lines.append("; ".join(names) + ".")
-    if summary.average:
+    spans = settings.get("command") == "spans-eval"
+    if summary.average and spans:
+        lines.append(f"avg: span-f1 averaged over the language pairs (WMT25's avg_f1); span F1 as the "
+                     f"{settings.get('definition', 'wmt25').upper()} error-span task defines it.")
+    elif summary.average:
         weights = WEIGHTS.get(settings.get("weights", ""), settings.get("weights", "the tasks' weights"))
         lines.append(f"avg: the weighted average over the tasks, each rescaled to [0, 1] (a correlation r as "
                      f"(r + 1)/2); weights: {weights}; metrics scored in every task only.")
@@ -230,9 +234,10 @@ def legend(summary: Summary, style: Style) -> list[str]:
     if style.show_ci:
         level = settings.get("ci")
         shown = f"{float(level) * 100:g}% " if level else ""
+        units = "source segments resampled" if spans else \
+            "segments resampled for segment-level statistics, systems for system-level ones"
         lines.append(f"Brackets: {shown}percentile bootstrap intervals ({settings.get('bootstrap', 'N')} "
-                     "replicates; segments resampled for segment-level statistics, systems for system-level "
-                     "ones).")
+                     f"replicates; {units}).")
     if settings.get("human") == "excluded":
         lines.append("Human translations are not among the systems.")
     if style.markup == "latex":
