@@ -158,3 +158,17 @@ def test_a_column_prints_one_number_of_decimals():
         cells = [line.strip("| \\").split(sep.strip())[column].strip() for line in lines[1:] if "all" not in line]
         cells = [c for c in cells if c and not c.startswith("-")]
         assert "0.000" in cells and "0" not in cells and all(len(c) == 5 for c in cells), cells
+
+
+def test_plot_scatter_pooling_language_pairs_is_announced(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [(f"{lp}{g}", s, (i + g) % 3 + 1, (i * g) % 3 + 1, lp) for lp in ("de-en", "cs-en") for g in range(3)
+            for i, s in enumerate(("A", "B", "C"))]
+    stream = "group\titem\tgold\tpred\tlp\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows)
+    out = tmp_path / "s.svg"
+    result = invoke(["plot", "scatter", "-o", str(out)], input=stream)
+    assert result.exit_code == 0 and notes(result) == [
+        "rankeval: the stream holds 2 lp values (cs-en, de-en): each system's scores pool them; --by lp draws one "
+        "panel per value"]
+    assert notes(invoke(["plot", "scatter", "--by", "lp", "-o", str(out)], input=stream)) == []
+    assert invoke(["-q", "plot", "scatter", "-o", str(out)], input=stream).stderr == ""

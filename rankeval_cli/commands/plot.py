@@ -272,8 +272,15 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
         pairs = _from_tables(files, by)
         names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
     else:
-        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)[0]
+        pooled: dict = {}
+        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options,
+                             pooled=pooled)[0]
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
+        for column, values in pooled.items():
+            if len(values) > 1:
+                shown = ", ".join(sorted(map(str, values))[:4]) + (", ..." if len(values) > 4 else "")
+                _common.warn(f"the stream holds {len(values)} {column} values ({shown}): each system's scores pool "
+                             f"them; --by {column} draws one panel per value")
     panels = scatter_panels(pairs)
     if not panels:
         _common.warn("no system scored on both sides; the figure is empty")
