@@ -6,9 +6,9 @@ each defining ``command``), as ``learn``'s do.
 
 from __future__ import annotations
 
-import importlib
-
 import click
+
+from ._groups import lazy_group
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS = {
@@ -17,23 +17,7 @@ SUBCOMMANDS = {
 }
 
 
-class LazySpansGroup(click.Group):
-    def list_commands(self, ctx):
-        return list(SUBCOMMANDS)
-
-    def get_command(self, ctx, name):
-        if name not in SUBCOMMANDS:
-            return None
-        from ..helpformat import short_help
-
-        return short_help(importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command)
-
-    def format_commands(self, ctx, formatter):
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)])
-
-
-@click.group(name="spans", cls=LazySpansGroup)
+@click.group(name="spans", cls=lazy_group(SUBCOMMANDS))
 def command():
     """Error spans (MQM, ESA): segment scores from spans, and span predictions
     meta-evaluated as the WMT24-25 error-span tasks do.

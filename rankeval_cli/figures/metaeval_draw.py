@@ -13,7 +13,7 @@ Both reuse :mod:`.draw`'s settings (no mathtext, reproducible SVG and PDF).
 
 from __future__ import annotations
 
-from .draw import BAND, COLOR, _grid, _nothing, _pyplot
+from .draw import COLOR, _grid, _pyplot, empty_figure, shade_clusters
 
 NAMES = {"avg": "average over tasks"}
 
@@ -28,20 +28,12 @@ def bars_figure(panels, title: str | None = None):
     """One panel per :class:`~.metaeval_data.Bars`: bars best first, whiskers, clusters shaded."""
     plt = _pyplot()
     if not panels:
-        fig, ax = plt.subplots(figsize=(4.6, 1.6))
-        _nothing(ax, "no metric")
-        return fig
+        return empty_figure("no metric")
     most = max(len(p.names) for p in panels)
     fig, axes = _grid(plt, len(panels), (4.8, 0.3 * most + 1.2), max_columns=3)
     for ax, panel in zip(axes, panels):
         ys = list(range(len(panel.names)))
-        starts = [i for i in ys if i == 0 or panel.ranks[i] != panel.ranks[i - 1]]
-        for n, start in enumerate(starts):
-            end = starts[n + 1] if n + 1 < len(starts) else len(ys)
-            if n % 2 == 1:
-                ax.axhspan(start - 0.5, end - 0.5, color=BAND, zorder=0)
-            if start:
-                ax.axhline(start - 0.5, color="#888888", linestyle="--", linewidth=0.7, zorder=1)
+        shade_clusters(ax, panel.ranks)
         ax.barh(ys, panel.values, height=0.6, color=COLOR, alpha=0.75, zorder=2)
         have = [(y, v, ci) for y, v, ci in zip(ys, panel.values, panel.intervals) if ci is not None]
         if have:
@@ -81,9 +73,7 @@ def significance_figure(panels, title: str | None = None):
 
     plt = _pyplot()
     if not panels:
-        fig, ax = plt.subplots(figsize=(4.6, 1.6))
-        _nothing(ax, "no pair of metrics")
-        return fig
+        return empty_figure("no pair of metrics")
     most = max(len(p.names) for p in panels)
     side = 0.45 * most + 1.6
     fig, axes = _grid(plt, len(panels), (side, side + 0.4), max_columns=3)
