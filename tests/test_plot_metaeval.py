@@ -52,10 +52,11 @@ def tables(tmp_path_factory):
                      "--ci", "0.95", "--bootstrap", "30", "--system-scores", str(d / "system-scores.tsv"), "-o",
                      str(d / "meta-eval.tsv")])
     assert result.exit_code == 0, result.output
-    pairs = ["lp\tstatistic\tmetric\tversus\tp"]
+    pairs = ["lp\tstatistic\tmetric\tagainst\tdelta\tp_permutation\ttrials\tsignature"]
     for lp, (a, b, p) in (("en-de", ("chrF", "YiSi-2", 0.01)), ("zh-en", ("chrF", "YiSi-2", 0.2))):
-        pairs.append(f"{lp}\tspa\t{a}\t{b}\t{p}")
-    pairs += ["all\tavg\tA\tB\t0.3", "all\tavg\tA\tC\t0.0004", "all\tavg\tB\tC\t0.04"]
+        pairs.append(f"{lp}\tspa\t{a}\t{b}\t0.1\t{p}\t100\tmeta-eval|p:0.05")
+    pairs += [f"all\tavg\t{a}\t{b}\t0.1\t{p}\t100\tmeta-eval|p:0.05"
+              for a, b, p in (("A", "B", 0.3), ("A", "C", 0.0004), ("B", "C", 0.04))]
     (d / "pairs.tsv").write_text("\n".join(pairs) + "\n")
     return d
 

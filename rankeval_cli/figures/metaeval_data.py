@@ -118,7 +118,8 @@ def bar_panels(source, statistic: str = "avg", lps=()) -> list[Bars]:
 
 #: the columns a pairs table may name its parts by (meta-eval --pairs writes the first of each)
 PAIR_COLUMNS = {"task": ("statistic", "measure", "task"), "better": ("metric", "metric_a", "metric1", "a"),
-                "other": ("versus", "metric_b", "metric2", "b"), "p": ("p", "p_value", "pvalue", "p_permutation")}
+                "other": ("against", "versus", "metric_b", "metric2", "b"),
+                "p": ("p_permutation", "p", "p_value", "pvalue")}
 
 
 @dataclass
