@@ -42,7 +42,7 @@ import numpy as np
 DEFINITIONS = ("wmt25", "wmt24")
 MAJOR = ("major", "critical")
 #: characters counted per chunk of translations (bounds memory)
-CHUNK_CHARS = 1 << 22
+CHUNK_CHARS = 1 << 20
 
 
 def positioned(table, keep=None) -> dict:
