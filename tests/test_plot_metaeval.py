@@ -48,6 +48,15 @@ def tables(tmp_path_factory):
                        ("per-group", ["ndcg", "--per-group"]), ("correlate", ["correlate"])):
         result = invoke(["-q", *args, "-o", str(d / f"{name}.tsv")], input=stream)
         assert result.exit_code == 0, result.output
+    jcml = invoke(["-q", "convert", "--from", "jcml", str(EXAMPLES / "wmt10-de-en.xf.jcml")]).stdout
+    result = invoke(["-q", "compare", "--pred-columns", "tgt@unk,tgt@length", "--measure", "tau", "--bootstrap", "20",
+                     "--permutations", "20", "-o", str(d / "compare.tsv")], input=jcml)
+    assert result.exit_code == 0, result.output
+    spans = TEST_DATA / "spans"
+    result = invoke(["-q", "spans", "eval", "--gold", str(spans / "synthetic-gold.wmt25.tsv"),
+                     str(spans / "synthetic-pred-near.wmt25.tsv"), str(spans / "synthetic-pred-loose.wmt25.tsv"),
+                     "--permutations", "20", "-o", str(d / "spans-eval.tsv")])
+    assert result.exit_code == 0, result.output
     result = invoke(["-q", "meta-eval", "--mtme", str(MTME), "-m", "sys-pa,sys-pearson,spa", "--permutations", "40",
                      "--ci", "0.95", "--bootstrap", "30", "--system-scores", str(d / "system-scores.tsv"), "-o",
                      str(d / "meta-eval.tsv")])
@@ -186,10 +195,11 @@ EXPECTED = {
     "ranking": {"aggregate", "aggregate-ci"},
     "scatter": {"stream", "system-scores"},
     "distribution": {"per-group"},
-    "bars": {"meta-eval"},
+    "bars": {"meta-eval", "spans-eval"},
     "significance": {"pairs"},
 }
-TABLES = ("stream", "aggregate", "aggregate-ci", "per-group", "correlate", "meta-eval", "system-scores", "pairs")
+TABLES = ("stream", "aggregate", "aggregate-ci", "per-group", "correlate", "compare", "meta-eval", "spans-eval",
+          "system-scores", "pairs")
 
 
 def one_line_error(result, code):
