@@ -80,10 +80,12 @@ class FusionHelpCommand(click.Command):
 
     @property
     def help(self):
-        if self._help and "{fusion_methods}" in self._help:
-            from ..aggregate.fusion.describe import help_block
+        if self._help and "{fusion_" in self._help:
+            import inspect
 
-            return self._help.replace("{fusion_methods}", help_block())
+            from ..aggregate.fusion.describe import help_block, names
+
+            return inspect.cleandoc(self._help).replace("{fusion_methods}", help_block()).replace("{fusion_names}", " ".join(names()))
         return self._help
 
     @help.setter
@@ -107,7 +109,7 @@ def score_options(f):
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
     return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
-                        help="z-score: rank by z or raw [z; wmt24: raw]\f"
+                        help="z-score: z or raw [z; wmt24: raw]\f"
                              "z-score: order and test by the mean z-score (WMT17-22) or raw score "
                              "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 
@@ -152,7 +154,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
             alpha, protocol, domain_column, fusion, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items
     (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
-    fuse TREC runs (rrf, combsum, ...).
+    fuse TREC runs: {fusion_names}.
 
     Within each group, item i wins against j when its value is strictly lower
     (a better rank; --higher-better flips this); equal values tie; a blank is
