@@ -15,7 +15,8 @@ from ..helpformat import MAN_ONLY
 from . import _common
 
 #: the command's keyword arguments that :func:`fusion_options` gathers into one FusionOptions
-FIELDS = ("normalization", "params", "rrf_k", "weights", "train_qrels", "depth", "run_tag")
+FIELDS = ("normalization", "params", "rrf_k", "weights", "train_qrels", "depth", "run_tag", "optimize", "qrels",
+          "measure", "folds")
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,15 @@ class FusionOptions:
     train_qrels: str | None = None
     depth: int | None = None
     run_tag: str | None = None
+    optimize: bool = False
+    qrels: str | None = None
+    measure: str | None = None
+    folds: int | None = None
 
     def given(self) -> list[str]:
         """The options given, as they are spelled (for 'goes with a fusion method')."""
         return [f"--{name.replace('_', '-')}" for name in FIELDS if name not in ("depth", "run_tag")
-                and getattr(self, name) not in (None, ())]
+                and getattr(self, name) not in (None, (), False)]
 
 
 class _Lazy:
@@ -89,8 +94,7 @@ def fusion_options(f):
         click.option("--normalization", default=None, metavar="NAME", callback=_common.parsed_by(
                          "commands._fusion:parse_normalization"), shell_complete=_common.completion_of(
                          _Lazy("normalizations")),
-                     help="Fusion: score normalization [default: min-max]\f"
-                          "Run fusion: normalization of each run's scores per query, for the methods that read "
+                     help=MAN_ONLY + "Run fusion: normalization of each run's scores per query, for the methods that read "
                           "scores: min-max, min-max-inverted, max, sum, z-score, rank, borda, none [default: "
                           "min-max] (docs/fusion-and-trueskill.md)."),
         click.option("--weights", default=None, metavar="W1,W2,...", callback=_common.parsed_by(
@@ -111,6 +115,21 @@ def fusion_options(f):
                      help=MAN_ONLY + "Run fusion: keep the first K fused documents of each query [default: all]."),
         click.option("--run-tag", default=None, metavar="TAG",
                      help=MAN_ONLY + "Run fusion: the tag column of the fused TREC run [default: the method name]."),
+        click.option("--optimize", is_flag=True,
+                     help=MAN_ONLY + "Run fusion: choose the method, normalization, parameters and weights by "
+                          "k-fold cross-validation over the topics of --qrels, and report the held-out value of "
+                          "the chosen fusion per fold and over all topics against the best single run, with a "
+                          "paired t-test and a bootstrap interval of the gain (--ci, --bootstrap, --seed; "
+                          "docs/fusion-and-trueskill.md#fusion-tuned-by-cross-validation). --method, when given, "
+                          "restricts the search to that method."),
+        click.option("--qrels", default=None, type=click.Path(dir_okay=False), metavar="QRELS",
+                     help=MAN_ONLY + "--optimize: the qrels that score the fusions (and train the learning "
+                          "methods on each fold's training topics)."),
+        click.option("--measure", default=None, metavar="NAME",
+                     help=MAN_ONLY + "--optimize: the IR measure to maximize (any name of rankeval report --qrels) "
+                          "[default: ndcg_cut_10]."),
+        click.option("--folds", type=click.IntRange(min=2), default=None, metavar="K",
+                     help=MAN_ONLY + "--optimize: the number of folds [default: 5]."),
     ]
     for option in reversed(options):
         gather = option(gather)
@@ -177,3 +196,45 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
         writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
                           for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
                                                 fused.score.tolist()))
+
+
+def optimize_and_write(files, output, output_format, method, options: FusionOptions, resampling):
+    """``aggregate --optimize``: cross-validated choice of a fusion, its held-out gain (records)."""
+    from ..aggregate.fusion.evaluation import topics_of
+    from ..aggregate.fusion.files import read_stacked
+    from ..aggregate.fusion.optimize import configurations, cross_validate
+    from ..errors import DataError
+    from ..formats.trec import read_qrels
+    from ..signature import signature
+    from ..aggregate.fusion.report import optimize_records
+
+    if options.qrels is None:
+        raise click.UsageError("--optimize scores fusions against qrels: give --qrels QRELS")
+    if len(files) < 2:
+        raise click.UsageError("--optimize fuses two or more runs: give the run files")
+    for name in ("weights", "params", "rrf_k", "train_qrels", "normalization", "depth"):
+        if getattr(options, name) not in (None, ()):
+            raise click.UsageError(f"--optimize chooses it: --{name.replace('_', '-')} does not go with it")
+    measure, folds = options.measure or "ndcg_cut_10", options.folds or 5
+    stacked, qids, docs, coded = read_stacked(files, options.qrels)
+    qrels = read_qrels(options.qrels)
+    try:
+        topics = topics_of(qrels, [qids[c] for c in stacked.queries], measure)
+        n_configs = len(configurations(stacked.n_runs, method))
+        _common.warn(f"--optimize: {n_configs} configurations, {len(topics.code)} topics in {folds} folds "
+                     f"(seed {resampling.seed})")
+        results, final = cross_validate(stacked, docs, topics, coded, folds, resampling.seed, method)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    names = [stacked_name(path) for path in files]
+    sig = signature("aggregate", optimize=measure, folds=folds, seed=resampling.seed, level=resampling.level,
+                    bootstrap=resampling.replicates, runs=len(files))
+    records = optimize_records(results, final, names, resampling)
+    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+        writer.write_many({**r, "signature": sig} for r in records)
+
+
+def stacked_name(path: str) -> str:
+    import os
+
+    return os.path.basename(path)

@@ -226,6 +226,12 @@ def command(files, input_format, exclude_systems, output, output_format, method,
         return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
                                rank_by or ("raw" if protocol == "wmt24" else "z"), shared_segments, alpha,
                                _ci.resolve(ci, bootstrap, seed), protocol, domain_column)
+    if fusion.optimize:
+        explicit = ctx.get_parameter_source("method") != click.core.ParameterSource.DEFAULT
+        if explicit and not is_fusion(method):
+            raise click.UsageError(f"--optimize chooses a run fusion; {method} is not one")
+        return _fusion.optimize_and_write(files, output, output_format, method if explicit else None, fusion,
+                                          _ci.resolve(0.95 if ci is None else ci, bootstrap, seed))
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
