@@ -317,3 +317,30 @@ def test_system_rankings_as_runs_can_be_fused(tmp_path):
     fused = run_cli(["--method", "rrf", *map(str, paths)])
     assert fused.exit_code == 0 and fused.output.splitlines()[0].startswith("de-en Q0 A 1 ")
     assert run_cli(["--method", "borda", "--column", "both", "--output-format", "trec"], input=text).exit_code == 2
+
+
+def test_files_in_any_order_fuse_as_in_trec_order(tmp_path):
+    """Runs with scattered queries, unsorted lines and ties in any docno order (the sort paths of
+    lists.stack_codes) fuse as the library fuses the same rows."""
+    rng = np.random.default_rng(17)
+    runs, paths = [], []
+    for r, layout in enumerate(("scattered", "by score, ties unsorted", "trec order")):
+        run = {f"q{q}": {f"d{int(d):02d}": float(rng.integers(0, 4)) for d in rng.choice(40, 15, replace=False)}
+               for q in range(5)}
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        if layout == "scattered":
+            rows = [rows[i] for i in rng.permutation(len(rows))]
+        else:
+            rows.sort(key=lambda t: (t[0], -t[2], t[1] if layout != "trec order" else "")) if layout != "trec order" \
+                else rows.sort(key=lambda t: (t[0], -t[2], [-ord(c) for c in t[1]]))
+        path = tmp_path / f"{r}.run"
+        path.write_text("".join(f"{q} Q0 {d} 0 {s} r\n" for q, d, s in rows))
+        runs.append(run)
+        paths.append(str(path))
+    from rankeval_cli.aggregate.fusion import fuse_files
+
+    for method in ("rrf", "combsum", "borda-fuse"):
+        got = fuse_files(paths, method)
+        expected = fuse([triples(r) for r in runs], method)
+        assert list(zip(got.query.tolist(), got.doc.decode(), got.score.tolist())) == \
+            list(zip(expected.query.tolist(), expected.doc.tolist(), expected.score.tolist())), method

@@ -151,7 +151,8 @@ def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: st
     ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds` column. ``train_qrels`` is a
     qrels file (:func:`~rankeval_cli.formats.trec.read_qrels`) for the methods that learn;
     ``report`` receives a note on what they were trained on."""
-    from .files import read_stacked
+    from .files import locate_repeat, read_stacked
+    from .lists import Repeated
 
     if isinstance(fusion, str):
         fusion = Fusion(fusion, normalization, {"k": k} if fusion == "rrf" else {}, None, depth)
@@ -161,6 +162,10 @@ def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: st
         inside = int((topics < len(stacked.queries)).sum())
         report(f"{fusion.method}: trained on the {len(topics)} topics of {train_qrels}; {inside} of the "
                f"{len(stacked.queries)} fused queries are among them (fused in sample)")
-    q, d, rank, s = fuse_stacked(stacked, fusion, qrels)
+    try:
+        q, d, rank, s = fuse_stacked(stacked, fusion, qrels)
+    except Repeated as exc:
+        locate_repeat(list(sources), exc)
+        raise
     names = np.array(qids, dtype=object)[stacked.queries[q]] if len(qids) else np.zeros(0, dtype=object)
     return Fused(names, docs.take(stacked.docs[d]), rank, s)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lists import Stacked, stack
+from .lists import Stacked, stack_codes
+
+
+def locate_repeat(sources, repeated) -> None:
+    """Raise the DataError (file and line) of the document a run lists twice (see lists.Repeated)."""
+    from ...formats.byteids import ByteIds
+    from ...formats.trec import read_run
+
+    run = read_run(sources[repeated.run])
+    docs, doc = ByteIds.concat([run.docno]).unique()
+    check_repeats(run, np.asarray(run.code, np.int64), doc, docs, list(run.qids))
 
 
 def read_stacked(sources, train_qrels=None):
@@ -29,9 +39,8 @@ def read_stacked(sources, train_qrels=None):
             np.zeros(0, np.int64)
         doc = doc_code[at:at + run.n_rows]
         at += run.n_rows
-        check_repeats(run, query, doc, docs, qids)
         triples.append((query, doc, run.score))
-    stacked = stack(triples, extra_docs=np.arange(len(docs)))
+    stacked = stack_codes(triples, len(qids), len(docs))
     coded = None
     if qrels is not None:
         judged_q = np.repeat([q_code[q] for q in qrels.qids], np.diff(qrels.offsets))
@@ -40,13 +49,8 @@ def read_stacked(sources, train_qrels=None):
 
 
 def _coded_qrels(stacked: Stacked, query: np.ndarray, doc: np.ndarray, grade: np.ndarray) -> tuple:
-    """Training qrels in the codes of ``stacked`` (whose queries are the codes present in a run)."""
-    at = np.searchsorted(stacked.queries, query)
-    present = (at < len(stacked.queries)) & (stacked.queries[np.minimum(at, max(len(stacked.queries) - 1, 0))]
-                                             == query) if len(stacked.queries) else np.zeros(len(query), bool)
-    absent_codes = np.unique(query[~present])
-    code = np.where(present, at, len(stacked.queries) + np.searchsorted(absent_codes, query))
-    return code, doc, grade
+    """Training qrels in the codes of ``stacked`` (every query id has a code there)."""
+    return query, doc, grade
 
 
 def check_repeats(run, query: np.ndarray, doc: np.ndarray, docs, qids) -> None:

@@ -76,6 +76,51 @@ def stack(runs, extra_docs=None) -> Stacked:
     return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), queries, docs, len(runs))
 
 
+def stack_codes(parts, n_queries: int, n_docs: int) -> Stacked:
+    """Stack runs whose query and doc ids are already dense integer codes (0..n-1, codes in the
+    ids' order), given as ``(query codes, doc codes, scores)`` per run, as :mod:`.files` reads
+    them. Runs written in trec_eval's order (each query's lines together, by score and docno
+    descending), as runs are, need no sort: that is checked in one pass, and a run that is
+    not is sorted. A document twice in a query of a run is left to the caller to find."""
+    runs, queries, docs, scores = [], [], [], []
+    for r, (q, d, x) in enumerate(parts):
+        q, d, x = np.asarray(q, np.int64), np.asarray(d, np.int64), np.asarray(x, np.float64)
+        order = _trec_order(q, d, x)
+        if order is not None:
+            q, d, x = q[order], d[order], x[order]
+        runs.append(np.full(len(q), r, dtype=np.int64))
+        queries.append(q)
+        docs.append(d)
+        scores.append(x)
+    cat = (lambda a, dtype: np.concatenate(a) if a else np.zeros(0, dtype))  # noqa: E731
+    run, query, doc, score = cat(runs, np.int64), cat(queries, np.int64), cat(docs, np.int64), cat(scores, float)
+    edges = bounds(run * max(n_queries, 1) + query)
+    sizes = np.diff(edges)
+    position = np.arange(len(run), dtype=np.int64) - np.repeat(edges[:-1], sizes) + 1
+    return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), np.arange(n_queries),
+                   np.arange(n_docs), len(parts))
+
+
+def _trec_order(q: np.ndarray, d: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """The row order that puts a run in trec_eval's order, or None when it is in it. A run whose
+    queries are each together and by score has only its tied stretches reordered (by docno)."""
+    if len(q) < 2:
+        return None
+    same = q[1:] == q[:-1]
+    starts = q[np.r_[True, ~same]]
+    if len(np.unique(starts)) != len(starts) or ((x[:-1] < x[1:]) & same).any():
+        return np.lexsort((-d, -x, q))  # queries scattered or not by score: a full sort
+    tied = same & (x[:-1] == x[1:])
+    if not (tied & (d[:-1] < d[1:])).any():
+        return None
+    # only the tied stretches: their rows sorted by (stretch, docno descending)
+    rows = np.flatnonzero(np.r_[tied, False] | np.r_[False, tied])
+    stretch = np.cumsum(np.r_[True, ~tied])[rows]
+    order = np.arange(len(q))
+    order[rows] = rows[np.lexsort((-d[rows], stretch))]
+    return order
+
+
 def shown(value) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
@@ -103,6 +148,14 @@ def _concat(parts) -> np.ndarray:
     if len({p.dtype.kind for p in parts}) > 1:
         parts = [np.char.decode(p, "utf-8") if p.dtype.kind == "S" else p for p in parts]
     return np.concatenate(parts)
+
+
+class Repeated(ValueError):
+    """A run lists a document twice for one query."""
+
+    def __init__(self, run: int, query, doc):
+        self.run, self.query, self.doc = run, query, doc
+        super().__init__(f"run {run + 1} lists document {shown(doc)!r} twice for query {shown(query)!r}")
 
 
 @dataclass
@@ -133,8 +186,17 @@ class Lists:
 
     @classmethod
     def of(cls, stacked: Stacked) -> "Lists":
+        """The candidates of stacked runs; ValueError (:class:`Repeated`) if a run lists a document twice
+        for a query."""
         n_docs = max(len(stacked.docs), 1)
         unique, cand = np.unique(stacked.query * n_docs + stacked.doc, return_inverse=True)
+        cand = cand.reshape(-1)
+        if len(cand) and stacked.n_runs * len(unique) < 1 << 31:
+            counts = np.bincount(cand * stacked.n_runs + stacked.run)
+            if counts.max() > 1:
+                key = int(np.argmax(counts))
+                raise Repeated(key % stacked.n_runs, stacked.queries[unique[key // stacked.n_runs] // n_docs],
+                               stacked.docs[unique[key // stacked.n_runs] % n_docs])
         return cls(stacked.run, stacked.query, cand.reshape(-1), stacked.position, stacked.length, len(unique),
                    unique // n_docs, unique % n_docs, stacked.n_runs, max(len(stacked.queries), 1),
                    weights=np.ones(stacked.n_runs))
