@@ -67,10 +67,15 @@ def repro_records(paths, settings: ReproSettings, warn) -> list[dict]:
         rb, ra, _ = _aligned(rqb, rvb, rqa, rva, name)
         records += [_row("both", name, "er", repro.effect_ratio(ob, oa, rb, ra), n),
                     _row("both", name, "dri", repro.delta_ri(ob, oa, rb, ra), n)]
+    undefined = [f"{r['system']} {r['measure']} {r['statistic']}" for r in records if r["value"] is None]
+    if undefined:
+        warn(f"undefined (written empty): {', '.join(undefined)}")
     return records
 
 
 def _row(system, measure, statistic, value, groups) -> dict:
+    """A record; an undefined value (a zero denominator, fewer than two topics) is an empty field."""
+    value = None if value is None or value != value else value
     return {"system": system, "measure": measure, "statistic": statistic, "value": value, "groups": groups}
 
 

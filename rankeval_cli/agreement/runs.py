@@ -103,13 +103,15 @@ def per_query(x: RunLists, y: RunLists, queries: list, settings: AgreementSettin
 
 
 def mean_with_interval(values: np.ndarray, level: float | None, replicates: int, seed: int):
-    """(mean over defined queries, ci_low, ci_high, defined, undefined)."""
+    """(mean over defined queries, ci_low, ci_high, defined, undefined); None for the mean and the
+    interval when no query has a defined value."""
     from ..stats.resample import MeanStat, bootstrap_intervals
 
     defined = ~np.isnan(values)
-    mean = float(values[defined].mean()) if defined.any() else float("nan")
+    if not defined.any():  # no query where the value is defined: written as empty fields
+        return None, None, None, 0, int(len(values))
+    mean = float(values[defined].mean())
     low = high = None
     if level is not None:
-        low, high = bootstrap_intervals([MeanStat()], [values], level, replicates, seed)[0] if defined.any() \
-            else (float("nan"), float("nan"))
+        low, high = bootstrap_intervals([MeanStat()], [values], level, replicates, seed)[0]
     return mean, low, high, int(defined.sum()), int((~defined).sum())

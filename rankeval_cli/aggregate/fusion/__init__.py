@@ -158,10 +158,10 @@ def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: st
         fusion = Fusion(fusion, normalization, {"k": k} if fusion == "rrf" else {}, None, depth)
     stacked, qids, docs, qrels = read_stacked(sources, train_qrels)
     if qrels is not None and report is not None:
-        topics = np.unique(qrels[0])
-        inside = int((topics < len(stacked.queries)).sum())
+        topics, fused = np.unique(qrels[0]), np.unique(stacked.query)
+        inside = int(np.isin(topics, fused).sum())
         report(f"{fusion.method}: trained on the {len(topics)} topics of {train_qrels}; {inside} of the "
-               f"{len(stacked.queries)} fused queries are among them (fused in sample)")
+               f"{len(fused)} fused queries are among them (fused in sample)")
     try:
         q, d, rank, s = fuse_stacked(stacked, fusion, qrels)
     except Repeated as exc:
