@@ -222,7 +222,9 @@ def test_every_kind_on_every_table(tables, tmp_path, kind):
 
 
 def test_every_method_of_scatter(tables, tmp_path):
-    from rankeval_cli.commands.aggregate import FUSION_NAMES, METHOD_NAMES, SCORE_NAMES
+    from rankeval_cli.aggregate.registry import FUSION, METHODS, SCORES
+
+    METHOD_NAMES, SCORE_NAMES, FUSION_NAMES = list(METHODS), list(SCORES), list(FUSION)
 
     out = tmp_path / "s.svg"
     small = tmp_path / "small.tsv"  # 4 systems ranked in 6 groups, gold and pred
