@@ -29,6 +29,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "judges": "Candidate qrels (LLM, crowd) against reference qrels.",
     "power": "Topic set size and power of a comparison.",
     "trec_eval": "trec_eval 10.0's command line and output, byte for byte.",
     "trec-eval": "The same as trec_eval.",
@@ -44,7 +45,8 @@ COMMANDS = {
 #: not installed is skipped.
 TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
-    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
+    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"),
+                                             "judges")),
     ("System rankings", (("aggregate", "borda"), "correlate")),
     ("Meta-evaluation of MT metrics", ("meta-eval",)),
     ("Significance", ("compare", "power")),
