@@ -86,10 +86,8 @@ def _evaluate_run(shared: Judgments, path: str):
     sizes = np.diff(joined.offsets)
     n_q, n_t = shared.grades.shape[1], len(shared.topics)
     pair = np.asarray(joined.qrels_row, np.int64)
-    rel = np.empty((n_q, len(pair)), np.int64)
-    for q in range(n_q):
-        g = shared.grades[np.maximum(pair, 0), q] if len(pair) else np.zeros(0, np.int64)
-        rel[q] = np.where((pair < 0) | (g == MISSING), trec.NONPOOL, np.where(g >= 0, g, trec.UNJUDGED))
+    g = shared.grades[np.maximum(pair, 0)].T if len(pair) else np.zeros((n_q, 0), np.int64)  # (qrels, rows)
+    rel = np.where((pair < 0)[None, :] | (g == MISSING), trec.NONPOOL, np.where(g >= 0, g, trec.UNJUDGED))
     span = int(joined.tie_block[-1]) + 1 if len(joined.tie_block) else 0
     blocks = np.concatenate([joined.tie_block + q * span for q in range(n_q)])
     offsets = np.concatenate([[0], np.cumsum(np.tile(sizes, n_q))]).astype(np.int64)

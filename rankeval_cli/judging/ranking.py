@@ -38,19 +38,22 @@ def _ratio(num, den):
     return np.divide(num, den, out=np.full(np.broadcast(num, den).shape, np.nan), where=den != 0)
 
 
-def _signs(v):
-    """(B, S, S) sign(v_i − v_j)."""
-    return np.sign(v[:, :, None] - v[:, None, :])
+def pair_signs(v, i, j) -> np.ndarray:
+    """(B, P) int8 sign(v_i − v_j) of the pairs (i, j)."""
+    a, b = v[:, i], v[:, j]
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
 
 
-def kendall_tau_b(x, y) -> np.ndarray:
-    sx, sy = _signs(np.asarray(x, np.float64)), _signs(np.asarray(y, np.float64))
-    upper = np.triu(np.ones(sx.shape[1:], bool), 1)
-    prod = (sx * sy)[:, upper]
-    s = prod.sum(axis=1)
-    nx = (sx[:, upper] != 0).sum(axis=1)
-    ny = (sy[:, upper] != 0).sum(axis=1)
-    return _ratio(s, np.sqrt(nx.astype(np.float64) * ny))
+def kendall_tau_b(x, y, pairs=None, sx=None) -> np.ndarray:
+    """Kendall's tau-b; ``pairs`` (i, j) and the reference's signs ``sx`` may be given when known."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    i, j = pairs if pairs is not None else np.triu_indices(x.shape[1], 1)
+    sx = pair_signs(x, i, j) if sx is None else sx
+    sy = pair_signs(y, i, j)
+    s = np.einsum("bp,bp->b", sx, sy, dtype=np.int64)
+    nx = np.count_nonzero(sx, axis=1).astype(np.float64)
+    ny = np.count_nonzero(sy, axis=1).astype(np.float64)
+    return _ratio(s, np.sqrt(nx * ny))
 
 
 def tau_ap(x, y) -> np.ndarray:
@@ -82,22 +85,25 @@ def spearman(x, y) -> np.ndarray:
     return pearson(_midranks(np.asarray(x, np.float64)), _midranks(np.asarray(y, np.float64)))
 
 
-def pairwise_accuracy(x, y) -> np.ndarray:
-    sx, sy = _signs(np.asarray(x, np.float64)), _signs(np.asarray(y, np.float64))
-    upper = np.triu(np.ones(sx.shape[1:], bool), 1)
-    return (sx[:, upper] == sy[:, upper]).mean(axis=1) if upper.any() else np.full(len(sx), np.nan)
+def pairwise_accuracy(x, y, pairs=None, sx=None) -> np.ndarray:
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    i, j = pairs if pairs is not None else np.triu_indices(x.shape[1], 1)
+    if not len(i):
+        return np.full(len(x), np.nan)
+    sx = pair_signs(x, i, j) if sx is None else sx
+    return (sx == pair_signs(y, i, j)).mean(axis=1)
 
 
 def soft_pairwise_accuracy(px, py) -> np.ndarray:
-    """From one-sided p-values (B, P) of the pairs i < j (the order of ``np.triu_indices``)."""
-    return 1.0 - np.abs(np.asarray(px) - np.asarray(py)).mean(axis=1)
+    """From one-sided p-values (..., P) of the pairs i < j (the order of ``np.triu_indices``)."""
+    return 1.0 - np.abs(np.asarray(px) - np.asarray(py)).mean(axis=-1)
 
 
 def decisions(t, critical: float) -> np.ndarray:
     """+1 (i better), −1 (j better) or 0 from t statistics (B, P) at the two-sided critical value;
     a pair without a statistic (NaN: every difference 0) is no decision."""
     t = np.asarray(t, np.float64)
-    return np.where(np.abs(t) > critical, np.sign(t), 0.0)
+    return (t > critical).astype(np.int8) - (t < -critical).astype(np.int8)
 
 
 def top_k_overlap(x, y, k: int) -> np.ndarray:
@@ -129,11 +135,19 @@ def pair_t(sums, squares, n: int) -> np.ndarray:
     same nonzero value, NaN when every one is 0 (``topic_tests.paired_t``)."""
     sums, squares = np.asarray(sums, np.float64), np.asarray(squares, np.float64)
     mean = sums / n
-    var = (squares - sums * mean) / (n - 1)
+    scale = sums * mean
+    np.subtract(squares, scale, out=scale)
+    var = scale
+    var /= n - 1
     # a variance within float rounding of 0: every difference equal
-    flat = var <= 1e-12 * np.maximum(squares / n, np.finfo(np.float64).tiny)
-    t = np.divide(mean, np.sqrt(np.maximum(var, 0.0) / n), out=np.zeros_like(mean), where=~flat)
-    return np.where(flat, np.where(mean == 0, np.nan, np.copysign(np.inf, mean)), t)
+    flat = var <= np.maximum(squares * (1e-12 / n), np.finfo(np.float64).tiny)
+    np.maximum(var, 0.0, out=var)
+    var /= n
+    np.sqrt(var, out=var)
+    t = np.divide(mean, var, out=var, where=~flat)
+    if flat.any():
+        t[flat] = np.where(mean[flat] == 0, np.nan, np.copysign(np.inf, mean[flat]))
+    return t
 
 
 class TDistribution:
@@ -154,25 +168,34 @@ class TDistribution:
         d = -student.pdf(nodes, df) * self.STEP
         f0, f1, d0, d1 = f[:-1], f[1:], d[:-1], d[1:]
         # p(u) = c0 + c1 u + c2 u² + c3 u³ on [node_i, node_i+1], u in [0, 1]
-        self.coef = np.stack([f0, d0, 3 * (f1 - f0) - 2 * d0 - d1, 2 * (f0 - f1) + d0 + d1], axis=1)
+        self.coef = (f0, d0, 3 * (f1 - f0) - 2 * d0 - d1, 2 * (f0 - f1) + d0 + d1)
 
     def upper(self, t) -> np.ndarray:
         from scipy.special import stdtr
 
         t = np.asarray(t, np.float64)
         a = np.abs(t)
-        scaled = np.minimum(np.nan_to_num(a, nan=0.0), self.TOP) / self.STEP
-        i = np.minimum(scaled.astype(np.int64), len(self.coef) - 1)
-        u = scaled - i
-        c = self.coef[i]
-        tail = ((c[..., 3] * u + c[..., 2]) * u + c[..., 1]) * u + c[..., 0]
+        scaled = np.fmin(a, self.TOP) * (1.0 / self.STEP)  # NaN becomes the top (masked below)
+        i = scaled.astype(np.int32)
+        np.minimum(i, len(self.coef[0]) - 1, out=i)
+        u = scaled
+        u -= i
+        c0, c1, c2, c3 = (np.take(c, i) for c in self.coef)
+        tail = c3
+        tail *= u
+        tail += c2
+        tail *= u
+        tail += c1
+        tail *= u
+        tail += c0
         far = (a >= self.TOP) & np.isfinite(a)
         if far.any():
             tail[far] = stdtr(self.df, -a[far])
         tail[np.isinf(a)] = 0.0
-        out = np.where(t >= 0, tail, 1.0 - tail)
-        out[np.isnan(t)] = np.nan
-        return out
+        negative = t < 0
+        tail[negative] = 1.0 - tail[negative]
+        tail[np.isnan(t)] = np.nan
+        return tail
 
     def critical(self, alpha: float) -> float:
         """The two-sided critical value: P(|T| ≥ c) = α."""

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .agreement import LABEL_STATISTICS, fleiss_kappa, label_statistics, precision_recall
-from .ranking import (RANKING_STATISTICS, TDistribution, best_rank_change, decisions, kendall_tau_b, pairwise_accuracy,
-                      pearson, soft_pairwise_accuracy, spearman, tau_ap, top_k_overlap, pair_t)
+from .ranking import (RANKING_STATISTICS, TDistribution, best_rank_change, decisions, kendall_tau_b, pair_signs,
+                      pair_t, pairwise_accuracy, pearson, soft_pairwise_accuracy, spearman, tau_ap, top_k_overlap)
 
 #: replicate counts × pair columns held at once in a unit (bounds the memory of the t-tests)
-CHUNK_CELLS = 1 << 22
+CHUNK_CELLS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -166,31 +166,44 @@ def _ranking_part(data: TopicData, grids: _Grids, k: int, counts: np.ndarray) ->
     sums = off_grid(counts @ grid, e).reshape(len(counts), q, s)
     means = sums / n_topics[:, None, None]
     i, j = grids.pairs
-    chunk = max(1, CHUNK_CELLS // max(q * len(i), 1))
-    tdist = TDistribution(t - 1) if t > 1 else None
-    p_parts, sig_parts = [], []
-    for a in range(0, len(counts), chunk):
-        b = slice(a, a + chunk)
-        sq_grid, e2 = grids.squares[k]
-        squares = off_grid(counts[b] @ sq_grid, e2).reshape(-1, q, len(i))
-        diff = sums[b][:, :, i] - sums[b][:, :, j]
-        tstat = pair_t(diff, squares, t) if tdist is not None else np.full(diff.shape, np.nan)
-        p = tdist.upper(tstat) if tdist is not None else np.full(diff.shape, np.nan)
-        p_parts.append(np.where(np.isnan(tstat), 1.0, p))
-        crit = tdist.critical(data.settings.alpha) if tdist is not None else np.inf
-        sig_parts.append(decisions(tstat, crit))
-    p, sig = np.concatenate(p_parts), np.concatenate(sig_parts)
     n_cand = q - 1
+    spa, sig = _pair_tests(data, grids, k, counts, sums)
     out = np.empty((len(counts), n_cand, len(RANKING_STATISTICS)))
     x = means[:, 0]
+    sx = pair_signs(x, i, j)
     for c in range(n_cand):
         y = means[:, c + 1]
         out[:, c] = np.stack([
-            kendall_tau_b(x, y), tau_ap(x, y), spearman(x, y), pearson(x, y), pairwise_accuracy(x, y),
-            soft_pairwise_accuracy(p[:, 0], p[:, c + 1]),
-            (sig[:, 0] == sig[:, c + 1]).mean(axis=1) if len(i) else np.full(len(counts), np.nan),
-            top_k_overlap(x, y, data.settings.top), best_rank_change(x, y)], axis=1)
+            kendall_tau_b(x, y, (i, j), sx), tau_ap(x, y), spearman(x, y), pearson(x, y),
+            pairwise_accuracy(x, y, (i, j), sx), spa[:, c], sig[:, c], top_k_overlap(x, y, data.settings.top),
+            best_rank_change(x, y)], axis=1)
     return out.reshape(len(counts), -1)
+
+
+def _pair_tests(data: TopicData, grids: _Grids, k: int, counts: np.ndarray, sums: np.ndarray):
+    """(SPA, significance agreement), each (replicates, candidates), of measure k from the paired
+    t-tests of every system pair under every qrels, a chunk of replicates at a time."""
+    from ..stats.resample import off_grid
+
+    i, j = grids.pairs
+    reps, q, t = sums.shape[0], sums.shape[1], data.n_topics
+    spa, sig = np.full((reps, q - 1), np.nan), np.full((reps, q - 1), np.nan)
+    if t < 2 or not len(i):
+        return spa, sig
+    tdist = TDistribution(t - 1)
+    critical = tdist.critical(data.settings.alpha)
+    sq_grid, e2 = grids.squares[k]
+    chunk = max(1, CHUNK_CELLS // (q * len(i)))
+    for a in range(0, reps, chunk):
+        b = slice(a, a + chunk)
+        squares = off_grid(counts[b] @ sq_grid, e2).reshape(-1, q, len(i))
+        tstat = pair_t(sums[b][:, :, i] - sums[b][:, :, j], squares, t)
+        p = tdist.upper(tstat)
+        p[np.isnan(tstat)] = 1.0  # every difference 0: no evidence either way (a permutation test's p)
+        decided = decisions(tstat, critical)
+        spa[b] = soft_pairwise_accuracy(p[:, :1], p[:, 1:])
+        sig[b] = (decided[:, :1] == decided[:, 1:]).mean(axis=2)
+    return spa, sig
 
 
 def intervals(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
