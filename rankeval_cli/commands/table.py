@@ -104,9 +104,12 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
+    shown = list(files)  # stdin may be kept in a temporary file (_stdin_judges)
+    if _judges_table(files, output, output_format, digits):
+        return
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
-    names = list(labels) or [_stem(f) for f in files]
+    names = list(labels) or [_stem(f) for f in shown]
     table = gather(files, names, OLD_COLUMNS.get(value_column, value_column), test, effect)
     if show_ci not in (None, "any"):
         _check_level(table.signatures, show_ci)
@@ -121,6 +124,36 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
         if records:
             _write_legend(out, legend(table, style), output_format)
             _write_signatures(out, table.signatures, output_format)
+
+
+def _judges_table(files, output, output_format, digits) -> bool:
+    """A ``rankeval judges`` table is laid out by its own paper writer (one file, or stdin)."""
+    from ..judging.paper import read_judges_table, write_paper
+
+    if len(files) != 1:
+        return False
+    records = read_judges_table(files[0]) if files[0] != "-" else _stdin_judges(files)
+    if records is None:
+        return False
+    with _common.output_stream(output) as out:
+        write_paper(out, records, output_format, digits)
+    return True
+
+
+def _stdin_judges(files):
+    """A judges table on stdin; another summary is kept in a temporary file for the gathering."""
+    import sys
+    import tempfile
+
+    from ..judging.paper import read_judges_table
+
+    import os
+
+    with tempfile.NamedTemporaryFile("wb", suffix=".tsv", delete=False) as copy:
+        copy.write(sys.stdin.buffer.read())
+    click.get_current_context().call_on_close(lambda: os.unlink(copy.name))
+    files[0] = copy.name
+    return read_judges_table(copy.name)
 
 
 def _check_level(signatures: dict, level: float) -> None:

@@ -20,12 +20,26 @@ def is_judges_table(first: dict) -> bool:
     return "section" in first and "candidate" in first and "statistic" in first
 
 
+def read_judges_table(path: str):
+    """The records of a judges table, or None when ``path`` holds another summary."""
+    from ..formats.summary_reader import read_summaries
+
+    records = read_summaries(path)
+    first = next(records, None)
+    if first is None or not is_judges_table(first[1]):
+        return None
+    return [first[1]] + [record for _, record in records]
+
+
 def write_paper(out, records, fmt: str, digits: int | None = None) -> None:
-    """The paper table of ``records`` (dicts as the command writes them or as read back)."""
+    """The paper table of ``records`` (dicts as the command writes them or as read back); TSV and
+    JSON lines hold the same cells, without the legend."""
     from ..formats.summary_reader import number
     from ..table_writers import latex_table, markdown_table
 
-    digits = 3 if digits is None else digits
+    from ..record_writer import TABLE_DIGITS
+
+    digits = TABLE_DIGITS if digits is None else digits
     rows = [r for r in records if r.get("section") in ("labels", "ranking") and r.get("group") in ("all", None)]
     columns = [("labels", "", s) for s in LABEL_COLUMNS]
     measures = list(dict.fromkeys(r["measure"] for r in rows if r["section"] == "ranking"))
@@ -41,6 +55,12 @@ def write_paper(out, records, fmt: str, digits: int | None = None) -> None:
     heads = LATEX_HEADINGS if fmt == "latex" else HEADINGS
     header = ["candidate"] + [heads[s] + (f" {m}" if m else "") for _, m, s in columns]
     body = [[c] + [_cell(cells.get((c, col)), fmt, digits) for col in columns] for c in candidates]
+    if fmt not in ("markdown", "latex"):
+        from ..record_writer import RecordWriter
+
+        with RecordWriter(out, fmt) as writer:
+            writer.write_many(dict(zip(header, row)) for row in body)
+        return
     out.write((latex_table if fmt == "latex" else markdown_table)(header, body))
     out.write(_legend(records, fmt))
 
