@@ -45,10 +45,9 @@ COMMANDS = {
 #: not installed is skipped.
 TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
-    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"),
-                                             "judges")),
+    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
-    ("Meta-evaluation of MT metrics", ("meta-eval",)),
+    ("Meta-evaluation (MT metrics, relevance judges)", (("meta-eval", "judges"),)),
     ("Significance", ("compare", "power")),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
@@ -56,6 +55,7 @@ TASKS = (
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
+                ("meta-eval", "judges"): "WMT metrics table; candidate qrels vs reference qrels.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
 

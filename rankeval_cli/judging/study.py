@@ -72,6 +72,16 @@ class TopicData:
     def n_topics(self) -> int:
         return self.conf.shape[1]
 
+    def grids(self) -> "_Grids":
+        """The exact-sum grids, made once per process (a worker keeps them for all its units)."""
+        cached = self.__dict__.get("_grids")
+        if cached is None:
+            cached = self.__dict__["_grids"] = _Grids.of(self)
+        return cached
+
+    def __getstate__(self):  # the grids are not sent to workers: they make their own
+        return {k: v for k, v in self.__dict__.items() if k != "_grids"}
+
     def columns(self) -> list:
         out = []
         n_cand = self.conf.shape[0]
@@ -88,7 +98,7 @@ class TopicData:
 
 def observed(data: TopicData) -> np.ndarray:
     """Every column's value on the observed topics."""
-    return _statistics(data, _Grids.of(data), np.ones((1, data.n_topics)))[0]
+    return _statistics(data, data.grids(), np.ones((1, data.n_topics)))[0]
 
 
 def replicates(data: TopicData) -> np.ndarray:
@@ -109,8 +119,7 @@ def topic_counts(settings: Settings, n_topics: int, start: int, stop: int) -> np
 
 def _replicate_unit(data: TopicData, unit) -> np.ndarray:
     start, stop = unit
-    grids = _Grids.of(data)
-    return _statistics(data, grids, topic_counts(data.settings, data.n_topics, start, stop))
+    return _statistics(data, data.grids(), topic_counts(data.settings, data.n_topics, start, stop))
 
 
 @dataclass
