@@ -216,3 +216,16 @@ def test_one_candidate_is_a_note_where_a_comparison_needs_two(tmp_path):
     assert result.exit_code == 0, result.output
     assert "one candidate: no Fleiss' kappa and no comparison between candidates" in result.stderr
     assert "\tjudges\t" not in result.stdout and not result.stdout.startswith("judges")
+
+
+def test_labels_alone_without_runs():
+    result = CliRunner().invoke(main, ["judges", "--qrels", str(EXAMPLE / "reference.qrels"),
+                                       f"--candidate={EXAMPLE / 'careful.qrels'}", "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    assert {r["section"] for r in _rows(result.stdout)} == {"labels", "grades", "confusion"}
+
+
+def test_unknown_and_summed_measures_are_usage_errors():
+    for name, message in (("nosuch", "'nosuch' is not an IR measure"), ("num_rel", "summed over topics")):
+        result = CliRunner().invoke(main, [*SMALL, "-m", name])
+        assert result.exit_code == 2 and message in result.output

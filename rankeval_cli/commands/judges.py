@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import _common, _ir
+from . import _common
 
 
 def _candidate(ctx, param, value):
@@ -26,6 +26,27 @@ def _candidate(ctx, param, value):
     return tuple(out)
 
 
+def _complete_measure(ctx, param, incomplete):
+    from ..measures.trec.names import vocabulary
+
+    return [n for n in vocabulary() if n.startswith(incomplete)]
+
+
+def _measures(names):
+    """The IR measures of ``-m`` (trec_eval and ir_measures names, sets, parameter lists)."""
+    from ..ir.evaluate import measures_of
+    from ..measures.trec.names import UnknownMeasure, split_names
+
+    try:
+        measures = measures_of(split_names(names) or ["ndcg_cut_10"])
+    except UnknownMeasure as exc:
+        raise click.BadParameter(str(exc), param_hint="'-m'") from None
+    summed = [m.name for m in measures if m.summed]
+    if summed:
+        raise click.BadParameter(f"{summed[0]} is a count summed over topics, not a mean", param_hint="'-m'")
+    return tuple(measures)
+
+
 @click.command(name="judges")
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
 @click.option("--qrels", required=True, type=click.Path(dir_okay=False), metavar="FILE",
@@ -37,9 +58,10 @@ def _candidate(ctx, param, value):
                                           "A candidate's qrels, named NAME (default: the file name without "
                                           "extensions); repeatable. It may label some of the reference's "
                                           "pairs and pairs the reference lacks.")
-@_ir.measure_option("IR measures to rank systems by [default: ndcg_cut_10]\f"
-                    "IR measures the runs are ranked by, any name 'rankeval report' knows (repeatable, comma "
-                    "lists) [default: ndcg_cut_10].")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", shell_complete=_complete_measure,
+              help="IR measures to rank systems by [default: ndcg_cut_10]\f"
+                   "IR measures the runs are ranked by, any name 'rankeval report' knows (repeatable, comma "
+                   "lists) [default: ndcg_cut_10].")
 @click.option("--rel-level", "rel_level", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
               help="Grade >= N is relevant (-l) [default: 1]\f"
                    "Grade >= N is relevant: binary agreement and the binary IR measures (trec_eval -l).")
@@ -99,11 +121,10 @@ def command(runs, qrels, candidates, measures, rel_level, depth, alpha, top, k, 
     from ..judging.records import study_records
     from ..judging.study import Settings
 
-    names = _ir.parse_measures(measures, ("ndcg_cut_10",)) if runs else ()
-    summed = [m.name for m in names if m.summed]
-    if summed:
-        raise click.BadParameter(f"{summed[0]} is a count summed over topics, not a mean", param_hint="'-m'")
-    ir = _ir.Settings(rel_level=rel_level, depth=depth)
+    from ..ir.evaluate import Settings as IRSettings
+
+    names = _measures(measures) if runs else ()
+    ir = IRSettings(rel_level=rel_level, depth=depth)
     settings = Settings(rel_level=rel_level, alpha=alpha, top=top, level=ci, bootstrap=bootstrap, seed=seed)
     reference_name = _stem(qrels)
     if reference_name in {n for n, _ in candidates}:

@@ -53,17 +53,21 @@ class Outcome:
 
 def run_study(request: Request, warn) -> Outcome:
     from . import study
-    from .evaluation import evaluate_runs, judgments
+    from .evaluation import Evaluated, evaluate_runs, judgments
     from .labels import read_labels
 
     labels = read_labels([request.reference] + [path for _, path in request.candidates])
     topics = np.flatnonzero(np.bincount(labels.topic[labels.labelled(0)], minlength=len(labels.qids)) > 0)
     grades, filled = _evaluated_grades(labels, request.fill)
-    shared = judgments(labels, grades, topics, request.measures, request.ir, request.k)
-    evaluated = evaluate_runs(request.runs, shared)
-    keep = _topics_in_runs(labels, topics, evaluated, request, warn)
-    evaluated = _subset_topics(evaluated, keep)
-    topics = topics[keep]
+    if request.runs:
+        shared = judgments(labels, grades, topics, request.measures, request.ir, request.k)
+        evaluated = evaluate_runs(request.runs, shared)
+        keep = _topics_in_runs(labels, topics, evaluated, request, warn)
+        evaluated = _subset_topics(evaluated, keep)
+        topics = topics[keep]
+    else:  # the labels alone
+        evaluated = Evaluated([], [], np.zeros((grades.shape[1], 0, 0, len(topics))),
+                              np.zeros((grades.shape[1], 0, len(topics))), [])
     _note_candidate_gaps(labels, topics, request, warn)
     data = topic_data(labels, topics, evaluated.values, [m.name for m in request.measures], request.settings)
     if data.fleiss is None and len(request.candidates) > 1:

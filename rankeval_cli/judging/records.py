@@ -188,7 +188,8 @@ def _hole_rows(outcome, names) -> list:
     pooled = safe_ratio(np.where(defined, unjudged, 0).sum(axis=(1, 2)), defined.sum(axis=(1, 2)))
     stat = f"unjudged@{outcome.request.k}"
     rows = [_row(section="holes", candidate=q, statistic=stat, group=ALL, value=float(pooled[i]),
-                 groups=len(outcome.topics), signature=sig) for i, q in enumerate(qrels_names)]
+                 groups=len(outcome.topics), signature=sig) for i, q in enumerate(qrels_names)] \
+        if outcome.request.runs else []
     if outcome.filled is not None:
         rows += [_row(section="holes", candidate=name, statistic="filled", group=ALL,
                       value=int(outcome.filled[c].sum()), groups=len(outcome.topics), signature=sig)
@@ -196,7 +197,7 @@ def _hole_rows(outcome, names) -> list:
     if outcome.request.per_topic or outcome.filled is not None:
         for ti, topic in enumerate(outcome.topics.tolist()):
             qid = outcome.labels.qids[topic]
-            if outcome.request.per_topic:
+            if outcome.request.per_topic and outcome.request.runs:
                 rows += [_row(section="holes", candidate=q, statistic=stat, group=qid, value=float(per_topic[i, ti]),
                               groups=1, signature=sig) for i, q in enumerate(qrels_names)]
             if outcome.filled is not None:
