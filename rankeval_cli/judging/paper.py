@@ -61,7 +61,16 @@ def write_paper(out, records, fmt: str, digits: int | None = None) -> None:
         with RecordWriter(out, fmt) as writer:
             writer.write_many(dict(zip(header, row)) for row in body)
         return
-    out.write((latex_table if fmt == "latex" else markdown_table)(header, body))
+    if fmt == "latex":
+        from ..table_writers import latex_escape
+
+        lines = latex_table(header, body).split("\n")
+        # the heading row with its math intact (latex_table escapes every heading)
+        lines[2] = " & ".join(["candidate"] + [heads[st] + (f" {latex_escape(m)}" if m else "")
+                                               for _, m, st in columns]) + " \\\\"
+        out.write("\n".join(lines))
+    else:
+        out.write(markdown_table(header, body))
     out.write(_legend(records, fmt))
 
 
@@ -89,19 +98,26 @@ def _legend(records, fmt: str) -> str:
     sigs = list(dict.fromkeys(str(r["signature"]) for r in records if r.get("signature")
                               and r.get("section") in ("labels", "ranking")))
     settings = dict(part.split(":", 1) for part in (sigs[0].split("|") if sigs else []) if ":" in part)
-    text = ("Superscript: the candidate's significance cluster for the column (paired bootstrap tests over "
-            f"topics, {settings.get('bootstrap', '?')} replicates, alpha {settings.get('alpha', '?')}); bold: "
-            "the first cluster. κ: Cohen's kappa, κ_q: quadratic weights, α_ord: Krippendorff's ordinal alpha, "
-            f"agree_bin: agreement at grade >= {settings.get('rel_level', '1')}; per measure: τ_b, τ_AP, soft "
-            "pairwise accuracy (SPA), agreement of t-test decisions (sig), the reference's best system's rank "
-            "change (Δrank₁, lower is better). Intervals and every statistic: the TSV.")
+    b, a, level = settings.get("bootstrap", "?"), settings.get("alpha", "?"), settings.get("rel_level", "1")
+    if fmt == "latex":
+        text = (f"Superscript: the candidate's significance cluster for the column (paired bootstrap tests over "
+                f"topics, {b} replicates, $\\alpha$ = {a}); bold: the first cluster. $\\kappa$: Cohen's kappa, "
+                "$\\kappa_q$: quadratic weights, $\\alpha_{ord}$: Krippendorff's ordinal alpha, agree$_{bin}$: "
+                f"agreement at grade $\\geq$ {level}; per measure: $\\tau_b$, $\\tau_{{AP}}$, soft pairwise "
+                "accuracy (SPA), agreement of t-test decisions (sig), the reference's best system's rank change "
+                "($\\Delta$rank$_1$, lower is better). Intervals and every statistic: the TSV.")
+    else:
+        text = (f"Superscript: the candidate's significance cluster for the column (paired bootstrap tests over "
+                f"topics, {b} replicates, alpha {a}); bold: the first cluster. κ: Cohen's kappa, κ_q: quadratic "
+                f"weights, α_ord: Krippendorff's ordinal alpha, agree_bin: agreement at grade >= {level}; per "
+                "measure: τ_b, τ_AP, soft pairwise accuracy (SPA), agreement of t-test decisions (sig), the "
+                "reference's best system's rank change (Δrank₁, lower is better). Intervals and every statistic: "
+                "the TSV.")
     if fleiss is not None:
         from ..formats.summary_reader import number
 
         text += f" Fleiss' kappa of the candidates: {number(fleiss.get('value')):.3f}."
     if fmt == "latex":
         lines = "".join(f"% signature: {s}\n" for s in sigs)
-        return "\\par\\smallskip\n{\\footnotesize " + text.replace("κ", "$\\kappa$").replace("α", "$\\alpha$") \
-            .replace("τ", "$\\tau$").replace("Δ", "$\\Delta$").replace("₁", "$_1$").replace(">=", "$\\geq$") + \
-            "\\par}\n" + lines
+        return "\\par\\smallskip\n{\\footnotesize " + text + "\\par}\n" + lines
     return "\n" + text + "\n\n" + "".join(f"Signature: `{s}`\n" for s in sigs)
