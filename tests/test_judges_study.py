@@ -168,12 +168,6 @@ def test_plot_draws_the_judges_table(small, tmp_path, kind):
     assert figure.stat().st_size > 1000
 
 
-def test_output_does_not_depend_on_jobs(small):
-    result = CliRunner().invoke(main, [*SMALL, "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    assert result.stdout == small.read_text()
-
-
 # --- bad input -------------------------------------------------------------------------------------
 
 def _run(tmp_path, reference, candidates, runs=None):

@@ -104,12 +104,11 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
-    shown = list(files)  # stdin may be kept in a temporary file (_stdin_judges)
     if _judges_table(files, output, output_format, digits):
         return
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
-    names = list(labels) or [_stem(f) for f in shown]
+    names = list(labels) or [_stem(f) for f in files]
     table = gather(files, names, OLD_COLUMNS.get(value_column, value_column), test, effect)
     if show_ci not in (None, "any"):
         _check_level(table.signatures, show_ci)
@@ -141,19 +140,17 @@ def _judges_table(files, output, output_format, digits) -> bool:
 
 
 def _stdin_judges(files):
-    """A judges table on stdin; another summary is kept in a temporary file for the gathering."""
+    """A judges table on stdin, told by its first line (peeked: stdin stays whole for the gathering)."""
     import sys
-    import tempfile
 
     from ..judging.paper import read_judges_table
 
-    import os
-
-    with tempfile.NamedTemporaryFile("wb", suffix=".tsv", delete=False) as copy:
-        copy.write(sys.stdin.buffer.read())
-    click.get_current_context().call_on_close(lambda: os.unlink(copy.name))
-    files[0] = copy.name
-    return read_judges_table(copy.name)
+    peek = getattr(sys.stdin.buffer, "peek", None)
+    first = peek(1 << 16).split(b"\n", 1)[0] if peek else b""
+    if not (first.startswith(b"section\tcandidate\t") or
+            (first.lstrip().startswith(b"{") and b'"section"' in first and b'"candidate"' in first)):
+        return None
+    return read_judges_table(files[0])
 
 
 def _check_level(signatures: dict, level: float) -> None:
