@@ -29,6 +29,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "judges": "Candidate qrels (LLM, crowd) against reference qrels.",
     "agree": "Agreement between runs: RBO with ties, tau, overlap.",
     "repro": "Reproducibility of runs: KTU, RBO, RMSE, ER, DeltaRI.",
     "power": "Topic set size and power of a comparison.",
@@ -49,7 +50,7 @@ TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
     ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
-    ("Meta-evaluation of MT metrics", (("meta-eval", "spans"),)),
+    ("Meta-evaluation (MT metrics, relevance judges)", (("meta-eval", "judges", "spans"),)),
     ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
@@ -61,7 +62,7 @@ SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with 
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures.",
-                ("meta-eval", "spans"): "The WMT metrics table; MQM/ESA error spans."}
+                ("meta-eval", "judges", "spans"): "WMT metrics table; judges (qrels); MQM/ESA spans."}
 
 
 HELP_NAMES = ["-h", "--help"]

@@ -215,6 +215,7 @@ OUTPUT_RUNS = {
     "spans score": [[str(ROOT / "tests" / "data" / "spans" / "mqm_ted_ende.excerpt.tsv")]],
     "spans eval": [["--gold", str(ROOT / "tests" / "data" / "spans" / "synthetic-gold.wmt25.tsv"),
                     str(ROOT / "tests" / "data" / "spans" / "synthetic-pred-near.wmt25.tsv"), "--permutations", "20"]],
+    "judges": [["--qrels", QRELS, "--candidate", QRELS, *FEW, "--per-group", RUN, RUN2]],
 }
 #: the input of a run when it is not TSV above
 JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(

@@ -9,7 +9,7 @@ import click
 from . import _common
 from .aggregate import METHOD_NAMES, method_options, ranking_options
 
-KINDS = ("ranking", "scatter", "distribution", "bars", "significance")
+KINDS = ("ranking", "scatter", "distribution", "bars", "significance", "confusion")
 SUFFIXES = ("png", "svg", "pdf")
 
 
@@ -92,6 +92,10 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     From meta-eval --system-scores FILE: one panel per
                     language pair and metric (--metric), the legend's r and
                     pairwise accuracy those of the meta-eval table.
+      confusion     a `judges` table: per candidate its confusion counts
+                    against the reference (heatmap), kappa in the title;
+                    scatter of a judges table: each system's value under
+                    the reference (x) and a candidate (y), tau in the title.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
                     per system of a file of several runs, or per --column;
@@ -146,7 +150,12 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     renames = read_renames(rename) if rename else {}
     with draw.missing_glyphs(_common.warn):
-        if kind == "ranking":
+        if kind == "confusion" or (kind == "scatter" and _is_judges(files)):
+            from ..judging import figures
+
+            records = figures.read(files[0])
+            fig = (figures.confusion_figure if kind == "confusion" else figures.scatter_figure)(records, title)
+        elif kind == "ranking":
             rankings = _rankings(files, by)
             for ranking in rankings:
                 ranking.items = display_names(ranking.items, renames, keep_ids)
@@ -193,6 +202,8 @@ def _check_applies(ctx, kind: str) -> None:
         raise click.UsageError(f"plot {kind} takes one {'aggregate table' if kind == 'ranking' else 'table'}")
     if kind in ("bars", "significance") and len(ctx.params["measures"]) > 1:
         raise click.UsageError(f"plot {kind} draws one statistic (--column NAME)")
+    if kind == "confusion" and len(files) != 1:
+        raise click.UsageError("plot confusion takes one judges table")
 
 
 def _system_scores(files) -> bool:
@@ -248,6 +259,13 @@ def _bars(files, measures, lps, title):
     from ..figures.metaeval_draw import bars_figure
 
     return bars_figure(bar_panels(files[0] if files else "-", measures[0] if measures else "avg", lps), title)
+
+
+def _is_judges(files) -> bool:
+    """A judges table (one file) is drawn by :mod:`rankeval_cli.judging.figures`."""
+    from ..judging.paper import read_judges_table
+
+    return len(files) == 1 and files[0] != "-" and read_judges_table(files[0]) is not None
 
 
 def _rankings(files, by):

@@ -111,6 +111,8 @@ def command(ctx, files, output, output_format, digits, labels, value_column, sho
     from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
+    if _judges_table(files, output, output_format, digits):
+        return
     sources = [_rewindable_stdin() if f == "-" else f for f in files]
     if any(_is_metaeval(source) for source in sources):
         _check_metaeval_options(ctx, sources)
@@ -207,6 +209,32 @@ def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
         _write_legend(out, mt.legend(summary, style), output_format)
         if output_format in ("markdown", "latex"):
             out.write(signature_note(summary.signatures, output_format))
+def _judges_table(files, output, output_format, digits) -> bool:
+    """A ``rankeval judges`` table is laid out by its own paper writer (one file, or stdin)."""
+    from ..judging.paper import read_judges_table, write_paper
+
+    if len(files) != 1:
+        return False
+    records = read_judges_table(files[0]) if files[0] != "-" else _stdin_judges(files)
+    if records is None:
+        return False
+    with _common.output_stream(output) as out:
+        write_paper(out, records, output_format, digits)
+    return True
+
+
+def _stdin_judges(files):
+    """A judges table on stdin, told by its first line (peeked: stdin stays whole for the gathering)."""
+    import sys
+
+    from ..judging.paper import read_judges_table
+
+    peek = getattr(sys.stdin.buffer, "peek", None)
+    first = peek(1 << 16).split(b"\n", 1)[0] if peek else b""
+    if not (first.startswith(b"section\tcandidate\t") or
+            (first.lstrip().startswith(b"{") and b'"section"' in first and b'"candidate"' in first)):
+        return None
+    return read_judges_table(files[0])
 
 
 def _check_level(signatures: dict, level: float) -> None:
