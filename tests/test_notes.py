@@ -132,7 +132,10 @@ def per_group_commands() -> list[str]:
 
 
 #: commands whose --per-group reads TREC runs rather than a stream: their arguments
-RUNS = {"agree": [str(TEST_DATA.parent.parent / "examples" / "trec" / f"{r}.run") for r in ("bm25", "dense")]}
+TREC = TEST_DATA.parent.parent / "examples" / "trec"
+RUNS = {"agree": [str(TREC / "bm25.run"), str(TREC / "dense.run")],
+        "judges": ["--qrels", str(TREC / "qrels.txt"), "--candidate", str(TREC / "qrels.txt"), "--bootstrap", "20",
+                   str(TREC / "bm25.run"), str(TREC / "dense.run")]}
 
 
 @pytest.mark.parametrize("name", per_group_commands())
