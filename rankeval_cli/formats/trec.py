@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..batch import Batch, offsets_from_sizes, sort_within_groups
+from ..batch import Batch, distinct, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
 from ..textio import is_regular_file, open_binary, read_blocks, source_name
 from .byteids import ByteIds, same
@@ -511,7 +511,7 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     present = _distinct_sorted(run.code) if run.n_rows else np.zeros(0, np.int64)
     skipped = int((run_to_q[present] < 0).sum())
     q_list = list(range(len(qrels.qids))) if all_queries else \
-        np.unique(run_to_q[present][run_to_q[present] >= 0]).tolist()
+        distinct(run_to_q[present][run_to_q[present] >= 0]).tolist()
     if queries is not None:
         q_list = list(queries)
     # rows of every evaluated query, grouped in qrels (byte) order of the qids
@@ -567,7 +567,7 @@ def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarr
     k = max(q_ids.key_words, r_ids.key_words)
     q_words, r_words = q_ids.words(k), r_ids.words(k)
     q_hash, r_hash = q_ids.hash(q_slot, q_words), r_ids.hash(r_slot, r_words)
-    if len(np.unique(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
+    if len(distinct(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
         index = {key: i for i, key in enumerate(zip(q_slot.tolist(), q_ids.tolist()))}
         cand = np.array([index.get(key, -1) for key in zip(r_slot.tolist(), r_ids.tolist())], dtype=np.int64)
         return cand >= 0, np.maximum(cand, 0)
