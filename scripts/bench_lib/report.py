@@ -62,6 +62,19 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
     return t
 
 
+def _slowdown_target(results, label, key, other_key, limit) -> Target:
+    """measured / reference <= limit (wall time)."""
+    t = Target(label, f"≤ {limit:g}×")
+    mine, other = _get(results, key), _get(results, other_key)
+    if mine and other:
+        ratio = mine.median / other.median
+        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
+        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s"
+    else:
+        t.detail = _why(results, key if not mine else other_key)
+    return t
+
+
 def _memory_target(results, label, key, other_key, limit) -> Target:
     """peak RSS of ``key`` / that of ``other_key`` <= limit."""
     t = Target(label, f"≤ {limit:g}×")
@@ -145,6 +158,11 @@ def targets(results: dict) -> list[Target]:
                                    "W5/trec_eval-all", 3))
         out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
                                   "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
+    if "TREC/te-50" in results:
+        from .trec_sizes import MEMORY_TARGETS, TIME_TARGETS
+
+        out.extend(_slowdown_target(results, *spec) for spec in TIME_TARGETS)
+        out.extend(_memory_target(results, *spec) for spec in MEMORY_TARGETS)
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]
