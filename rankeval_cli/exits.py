@@ -18,8 +18,8 @@ def run_mapped(f, *args, **kwargs):
     """``f(*args, **kwargs)``, its failures mapped to exit statuses."""
     try:
         return f(*args, **kwargs)
-    except DataError as exc:
-        fail(f"rankeval: {exc}")
+    except DataError as exc:  # (a subclass may carry its own status: trec_eval's 4)
+        fail(f"rankeval: {exc}", getattr(exc, "exit_status", 1))
     except BrokenPipeError:
         _silence_broken_pipe()
         sys.exit(0)

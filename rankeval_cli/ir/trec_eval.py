@@ -47,6 +47,12 @@ class TrecEvalError(ValueError):
     """A usage error in trec_eval's terms (its message)."""
 
 
+class TrecEvalStop(DataError):
+    """Where trec_eval stops with exit status 4 ("Can't calculate measure"): the same status."""
+
+    exit_status = 4
+
+
 @dataclass
 class Options:
     per_query: bool = False  # -q
@@ -294,12 +300,45 @@ class _Evaluator:
                     column = np.concatenate([columns[name] for _, columns in self.rows]) if self.rows else np.zeros(0)
                     values[name] = column[np.array(order, dtype=np.int64)] if len(order) else column
         if self.reads == "qrels":
+            _stale_levels(self.requests, self.rel_info, [qids[i] for i in order], values)
             positive = int((self.rel_info.grade > 0).sum())
         elif self.reads == "qrels_jg":
             positive = self.rel_info.positive_judgments()
         else:
             positive = 0
         return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive)
+
+
+#: measures that do not read the ranking (trec_eval computes them without te_form_res_rels)
+NO_RANKING = ("runid", "num_q")
+
+
+def _stale_levels(requests, qrels, qids: list, values: dict) -> None:
+    """trec_eval's ``form_res_rels.c`` on a query whose judgments are all negative (none is 0 or
+    more): it counts no relevance level, so it leaves its saved levels as the query before set
+    them. The first query evaluated then has none: trec_eval stops ("Can't calculate measure",
+    exit 4) before printing anything. A later query computes ideal_dcg from the previous query's
+    levels (the other measures read the levels only through gains of retrieved judged documents,
+    of which it has none, or through counts below the relevance level, which it reads past its
+    array where the level exceeds its grades: undefined, so rankeval keeps its own value there)."""
+    if not qids:
+        return
+    has_levels = np.add.reduceat((qrels.grade >= 0).astype(np.int64), qrels.offsets[:-1]) > 0 \
+        if len(qrels.grade) else np.zeros(len(qrels.qids), bool)
+    index = {q: i for i, q in enumerate(qrels.qids)}
+    stale = [not has_levels[index[q]] for q in qids]
+    if not any(stale):
+        return
+    ranking = [d.name for d, _ in requests if d.name not in NO_RANKING]
+    if stale[0] and ranking:
+        raise TrecEvalStop(f"query {qids[0]}, the first evaluated, holds no judgment of 0 or more: trec_eval "
+                           f"stops here (\"Can't calculate measure '{ranking[0]}'\", exit status 4)", qrels.source)
+    column = values.get("ideal_dcg")
+    if column is None:
+        return
+    for i in range(1, len(qids)):
+        if stale[i]:
+            column[i] = column[i - 1]
 
 
 def _clean_bogus(columns: dict) -> None:
