@@ -30,7 +30,6 @@ import numpy as np
 from ..errors import DataError
 from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
-from ..measures.trec.names import UnknownMeasure, parse as parse_name
 from ..measures.trec.params import ParamError, parse_params
 from .judgments import judgment_group_batch, preference_batch, query_list, read_rel_info, stand_in
 from .rankings import BATCH_ROWS, concatenated, float32_order, with_float_blocks
@@ -94,6 +93,8 @@ def select(measure_args, version: int = 10) -> list[tuple[registry.Definition, r
         if registry.get(name, version, trec_eval_only=True) is not None:
             marked.add(name)
             continue
+        from ..measures.trec.names import UnknownMeasure, parse as parse_name  # (other spellings only)
+
         try:
             values = parse_name(arg, version=version)
         except (UnknownMeasure, ParamError) as exc:
