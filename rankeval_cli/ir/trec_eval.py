@@ -23,6 +23,7 @@ trec_eval 10.0's rules, from its ``trec_eval.c``, ``meas_*.c`` and ``measures.c`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,9 +48,35 @@ class TrecEvalError(ValueError):
 
 
 class TrecEvalStop(DataError):
-    """Where trec_eval stops with exit status 4 ("Can't calculate measure"): the same status."""
+    """Where trec_eval stops on its input with an exit status of its own (4: "Can't calculate
+    measure"; 2: "Malformed line"): the same status."""
 
-    exit_status = 4
+    def __init__(self, message: str, source: str | None = None, line: int | None = None, status: int = 4):
+        super().__init__(message, source, line)
+        self.exit_status = status
+
+
+#: comment lines as trec_eval 10.0 skips them: in judgments ``#`` in column 0, in runs the first
+#: byte that is not white space
+COMMENT = {"judgments": re.compile(rb"(?m)^#"), "run": re.compile(rb"(?m)^[ \t\v\f\r]*#")}
+
+
+def refuse_comments(path: str, kind: str) -> None:
+    """trec_eval 9.0.8 reads no comment line: it stops at the first ("Malformed line", exit 2).
+    (It reads a comment line holding exactly a data line's fields as data; rankeval refuses that
+    one too.) A run on stdin is not checked."""
+    from ..textio import is_regular_file, open_binary, read_blocks, source_name
+
+    if not is_regular_file(path):
+        return
+    name = source_name(path)
+    with open_binary(path) as stream:
+        for block, first_line in read_blocks(stream, name):
+            found = COMMENT[kind].search(block)
+            if found:
+                line = first_line + block.count(b"\n", 0, found.start())
+                raise TrecEvalStop("Malformed line: trec_eval 9.0.8 reads no comment lines (10.0 skips them)",
+                                   name, line, status=2)
 
 
 @dataclass
@@ -389,6 +416,8 @@ def _report_unit(shared, run_path: str) -> str:
 
 def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str:
     """The whole output of ``trec_eval OPTIONS REL_PATH RUN_PATH``."""
+    if options.version < 10:
+        refuse_comments(run_path, "run")
     evaluation = evaluate(options, rel_path, run_path, rel_info=rel_info)
     if not evaluation.qids:
         raise DataError("no queries with both results and relevance info", run_path)
