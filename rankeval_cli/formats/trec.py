@@ -58,6 +58,7 @@ from ..batch import Batch, distinct, offsets_from_sizes, sort_within_groups
 from ..errors import DataError
 from ..textio import is_regular_file, open_binary, read_blocks, source_name
 from .byteids import ByteIds, same
+from .trec_repeats import repeat_positions, repeats_allowed
 from .trec_fields import QRELS, QRELS_FIELDS, RUN, RUN_FIELDS, LineMap, check_ids, fields, integers, numbers, shown
 
 __all__ = ["RUN_FIELDS", "QRELS_FIELDS", "LineMap", "Run", "Qrels", "Joined", "read_run", "read_qrels", "stream_join",
@@ -454,6 +455,7 @@ class Joined:
     skipped_queries: int = 0  # run queries without qrels
     tag: str = ""
     qrels_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    repeats: dict = field(default_factory=dict)  # qid -> a docno twice (trec_repeats; rankeval trec_eval only)
 
     @property
     def n_queries(self) -> int:
@@ -527,8 +529,11 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         key = row_slot[rows]
     sizes = np.bincount(key, minlength=len(q_list)) if len(key) else np.zeros(len(q_list), np.int64)
     offsets = offsets_from_sizes(sizes)
-    _check_duplicates(run, rows, key)
+    allowed = repeats_allowed()  # rankeval trec_eval: trec_eval decides per query, after -M
+    if not allowed:
+        _check_duplicates(run, rows, key)
     rows, block = trec_order(run, offsets, rows)
+    repeats = repeat_positions(run, rows, offsets, [qrels.qids[q] for q in q_list]) if allowed else {}
     if depth is not None:
         pos = np.arange(len(rows)) - offsets[:-1][np.repeat(np.arange(len(q_list)), sizes)]
         cut = pos < depth
@@ -556,7 +561,7 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         qids=[qrels.qids[q] for q in q_list], offsets=offsets, rel=rel, row=rows, tie_block=block,
         judged_offsets=offsets_from_sizes(j_sizes), judged_grade=grade[j_rows], judged_row=q_rows[j_rows],
         judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag,
-        qrels_row=np.where(found, q_rows[cand] if len(q_rows) else -1, -1))
+        qrels_row=np.where(found, q_rows[cand] if len(q_rows) else -1, -1), repeats=repeats)
 
 
 def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarray):

@@ -24,11 +24,12 @@ trec_eval 10.0's rules, from its ``trec_eval.c``, ``meas_*.c`` and ``measures.c`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import DataError
+from ..formats.trec_repeats import allowing_repeats
 from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
 from ..measures.trec.params import ParamError, parse_params
@@ -200,6 +201,12 @@ class Evaluation:
     runid: str
     qrels_queries: int  # queries of the qrels (-c averages over them)
     positive: int  # qrels judgments with grade > 0 (-c's num_rel)
+    stop: tuple | None = None  # (index of the query where trec_eval stops, the TrecEvalStop)
+
+    def head(self, n: int) -> "Evaluation":
+        """The first ``n`` queries only."""
+        values = {k: v[:n] for k, v in self.values.items()}
+        return Evaluation(self.requests, self.qids[:n], values, self.runid, self.qrels_queries, self.positive)
 
 
 def validate(options: Options) -> list:
@@ -227,27 +234,34 @@ class _Evaluator:
     def __init__(self, options: Options, requests, rel_info, reads):
         self.options, self.requests, self.rel_info, self.reads = options, requests, rel_info, reads
         self.rows: list = []  # (qids, {name: values}) per evaluated batch
+        self.repeats: dict = {}  # qid -> a docno twice in its ranking (Joined.repeats)
         self.expected = options.tie_policy == "expected"
 
     # -- the run, batch by batch
     def run(self, run_path) -> Evaluation:
-        from ..formats import trec
-        from ..measures.ir import ranking_from_joined
-
         o = self.options
         if not self.rel_info.qids:  # trec_eval: "Cannot read qrels file" (exit 2)
             raise DataError("the judgments hold no query", self.rel_info.source)
         join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         need_documents = self.reads != "qrels" or o.version < 10
+        with allowing_repeats():  # trec_eval decides per query, after -M (_stop)
+            return self._read(run_path, join_qrels, simple, need_documents)
+
+    def _read(self, run_path, join_qrels, simple, need_documents) -> Evaluation:
+        from ..formats import trec
+        from ..measures.ir import ranking_from_joined
+
+        o = self.options
         runid = None
         pending, rows = [], 0
         for joined, part in trec.stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
                                              all_queries=o.complete):
             if joined is None:  # the run is read again whole
-                self.rows, pending, rows = [], [], 0
+                self.rows, self.repeats, pending, rows = [], {}, [], 0
                 continue
             runid = part.last_tag or runid
+            self.repeats.update(joined.repeats)
             bogus = part.n_rows == 0  # the qrels' queries the run lacks (-c)
             if joined.n_queries == 0 or (bogus and o.version < 10):
                 continue
@@ -267,7 +281,7 @@ class _Evaluator:
             self._batch(*concatenated(pending), False, simple)
         if runid is None:
             raise DataError("the run holds no line", run_path)
-        return self._result(runid)
+        return self._result(runid, part.source)
 
     def _batch(self, qids, ranking, docno, score, bogus, simple):
         from ..measures.trec.engine import kept, policy_order, reorder, subset
@@ -313,7 +327,7 @@ class _Evaluator:
         self.rows.append((list(qids), columns))
 
     # -- the whole run
-    def _result(self, runid: str) -> Evaluation:
+    def _result(self, runid: str, run_name: str) -> Evaluation:
         qids = [q for batch_qids, _ in self.rows for q in batch_qids]
         order = sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8"))
         values = {}
@@ -328,45 +342,65 @@ class _Evaluator:
                     column = np.concatenate([columns[name] for _, columns in self.rows]) if self.rows else np.zeros(0)
                     values[name] = column[np.array(order, dtype=np.int64)] if len(order) else column
         if self.reads == "qrels":
-            _stale_levels(self.requests, self.rel_info, [qids[i] for i in order], values)
+            stop = _stop(self.requests, self.rel_info, [qids[i] for i in order], values,
+                         (self.repeats, run_name, self.options.max_docs))
             positive = int((self.rel_info.grade > 0).sum())
         elif self.reads == "qrels_jg":
             positive = self.rel_info.positive_judgments()
         else:
             positive = 0
-        return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive)
+        return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive,
+                          stop if self.reads == "qrels" else None)
 
 
 #: measures that do not read the ranking (trec_eval computes them without te_form_res_rels)
 NO_RANKING = ("runid", "num_q")
 
 
-def _stale_levels(requests, qrels, qids: list, values: dict) -> None:
+def _stop(requests, qrels, qids: list, values: dict, run):
+    """Where trec_eval stops evaluating the run (exit status 4), as (query index, TrecEvalStop), or
+    None: the first query whose levels are stale (:func:`_stale_levels`) or whose ranking cut at
+    ``-M`` holds a docno twice (``form_res_rels.c``); measures that read no ranking never stop.
+    ``run``: the run's repeated docnos (``Joined.repeats``), its name and ``-M``."""
+    repeats, run_name, max_docs = run
+    first_stale = _stale_levels(qids, qrels, values)
+    if not qids or not any(d.name not in NO_RANKING for d, _ in requests):
+        return None
+    name = next(d.name for d, _ in requests if d.name not in NO_RANKING)
+    if first_stale:
+        return 0, TrecEvalStop(f"query {qids[0]}, the first evaluated, holds no judgment of 0 or more: trec_eval "
+                               f"stops here (\"Can't calculate measure '{name}'\", exit status 4)", qrels.source)
+    for i, q in enumerate(qids):
+        repeat = repeats.get(q)
+        if repeat is not None and (max_docs is None or repeat[0] < max_docs):
+            _, docno, line, first = repeat
+            return i, TrecEvalStop(f"docno {docno.decode('utf-8', 'replace')} retrieved twice for query {q} (first at "
+                                   f"line {first}): trec_eval stops here, after the queries before (\"duplicate "
+                                   f"docs\", exit status 4)", run_name, line)
+    return None
+
+
+def _stale_levels(qids: list, qrels, values: dict) -> bool:
     """trec_eval's ``form_res_rels.c`` on a query whose judgments are all negative (none is 0 or
     more): it counts no relevance level, so it leaves its saved levels as the query before set
-    them. The first query evaluated then has none: trec_eval stops ("Can't calculate measure",
-    exit 4) before printing anything. A later query computes ideal_dcg from the previous query's
-    levels (the other measures read the levels only through gains of retrieved judged documents,
-    of which it has none, or through counts below the relevance level, which it reads past its
-    array where the level exceeds its grades: undefined, so rankeval keeps its own value there)."""
+    them. The first query evaluated then has none (True is returned: trec_eval stops,
+    "Can't calculate measure", before printing anything). A later query computes ideal_dcg from
+    the previous query's levels (set here; the other measures read the levels only through gains
+    of retrieved judged documents, of which it has none, or through counts below the relevance
+    level, which it reads past its array where the level exceeds its grades: undefined, so
+    rankeval keeps its own value there)."""
     if not qids:
-        return
+        return False
     has_levels = np.add.reduceat((qrels.grade >= 0).astype(np.int64), qrels.offsets[:-1]) > 0 \
         if len(qrels.grade) else np.zeros(len(qrels.qids), bool)
     index = {q: i for i, q in enumerate(qrels.qids)}
     stale = [not has_levels[index[q]] for q in qids]
-    if not any(stale):
-        return
-    ranking = [d.name for d, _ in requests if d.name not in NO_RANKING]
-    if stale[0] and ranking:
-        raise TrecEvalStop(f"query {qids[0]}, the first evaluated, holds no judgment of 0 or more: trec_eval "
-                           f"stops here (\"Can't calculate measure '{ranking[0]}'\", exit status 4)", qrels.source)
     column = values.get("ideal_dcg")
-    if column is None:
-        return
-    for i in range(1, len(qids)):
-        if stale[i]:
-            column[i] = column[i - 1]
+    if column is not None:
+        for i in range(1, len(qids)):
+            if stale[i]:
+                column[i] = column[i - 1]
+    return stale[0]
 
 
 def _clean_bogus(columns: dict) -> None:
@@ -425,4 +459,9 @@ def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str
         from ..formats.zscores import read_zscores
 
         zscores(evaluation, read_zscores(options.zscores))
+    if evaluation.stop is not None:  # trec_eval's -q lines of the queries before, then exit 4
+        at, error = evaluation.stop
+        error.output = trec_eval_lines(evaluation.head(at), replace(options, summary=False)) \
+            if options.per_query else ""
+        raise error
     return trec_eval_lines(evaluation, options)

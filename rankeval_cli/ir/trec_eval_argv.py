@@ -162,3 +162,6 @@ def run(params: dict, files, out) -> None:
             out.write(text)
     except te.TrecEvalError as exc:
         raise ArgError(f"trec_eval: {exc}") from None
+    except te.TrecEvalStop as exc:  # what trec_eval prints before it stops, then the error
+        out.write(getattr(exc, "output", ""))
+        raise
