@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import DataError
+from ..formats.trec_fields import c_readings
 from ..formats.trec_repeats import allowing_repeats
 from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
@@ -226,8 +227,14 @@ def evaluate(options: Options, rel_path: str, run_path: str, *, rel_info=None) -
     requests = validate(options)
     reads = REL_FORMATS[options.rel_format]
     if rel_info is None:
-        rel_info = read_rel_info(options.rel_format, rel_path)
+        rel_info = read_judgments(options.rel_format, rel_path)
     return _Evaluator(options, requests, rel_info, reads).run(run_path)
+
+
+def read_judgments(rel_format: str, path: str):
+    """The judgments of ``path`` in trec_eval's ``-R`` format, grades read as trec_eval reads them."""
+    with c_readings():
+        return read_rel_info(rel_format, path)
 
 
 class _Evaluator:
@@ -245,7 +252,7 @@ class _Evaluator:
         join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         need_documents = self.reads != "qrels" or o.version < 10
-        with allowing_repeats():  # trec_eval decides per query, after -M (_stop)
+        with allowing_repeats(), c_readings():  # trec_eval decides per query, after -M (_stop); atof/atol
             return self._read(run_path, join_qrels, simple, need_documents)
 
     def _read(self, run_path, join_qrels, simple, need_documents) -> Evaluation:

@@ -157,7 +157,7 @@ def run(params: dict, files, out) -> None:
         te.validate(options)
         if options.version < 10:
             te.refuse_comments(files[0], "judgments")
-        rel_info = te.read_rel_info(rel_format, files[0]) if rel_format in te.REL_FORMATS else None
+        rel_info = te.read_judgments(rel_format, files[0]) if rel_format in te.REL_FORMATS else None
         for text in te.reports(options, files[0], files[1:], rel_info=rel_info):
             out.write(text)
     except te.TrecEvalError as exc:
