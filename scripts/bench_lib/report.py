@@ -63,26 +63,23 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
 
 
 def _slowdown_target(results, label, key, other_key, limit) -> Target:
-    """measured / reference <= limit (wall time)."""
-    t = Target(label, f"≤ {limit:g}×")
-    mine, other = _get(results, key), _get(results, other_key)
-    if mine and other:
-        ratio = mine.median / other.median
-        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
-        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s"
-    else:
-        t.detail = _why(results, key if not mine else other_key)
-    return t
+    """wall time of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "median", "s")
 
 
 def _memory_target(results, label, key, other_key, limit) -> Target:
     """peak RSS of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "peak", "MB")
+
+
+def _ratio_of(results, spec, what: str, unit: str) -> Target:
+    label, key, other_key, limit = spec
     t = Target(label, f"≤ {limit:g}×")
     mine, other = _get(results, key), _get(results, other_key)
     if mine and other:
-        ratio = mine.peak / other.peak
-        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
-        t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
+        a, b = getattr(mine, what), getattr(other, what)
+        t.measured, t.met = f"{a / b:.2f}×", a / b <= limit
+        t.detail = f"{a:.3f} s vs {b:.3f} s" if unit == "s" else f"{a:.0f} MB vs {b:.0f} MB"
     else:
         t.detail = _why(results, key if not mine else other_key)
     return t
