@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .errors import DataError
 from .formats.summary_reader import OLD_COLUMNS, read_summaries, strict_number
-from .textio import source_name
+from .inputs import source_name
 
 KEY_COLUMNS = ("level", "system", "metric")
 P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")

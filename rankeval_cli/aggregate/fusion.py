@@ -262,12 +262,12 @@ def fuse(runs, method: str = "rrf", normalization: str = "min-max", k: float = D
 
 def fuse_files(sources, method: str = "rrf", normalization: str = "min-max", k: float = DEFAULT_RRF_K,
                depth: int | None = None) -> Fused:
-    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`). Query ids
+    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.run.read_run`). Query ids
     and docnos are fused as integer codes in the ids' byte order, so that no id is held at
     the width of the longest; the fused run's ``query`` is an object array of ``str``, its
     ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds` column."""
     from ..formats.byteids import ByteIds
-    from ..formats.trec import read_run
+    from ..formats.trec.run import read_run
 
     runs = [read_run(source) for source in sources]
     qids = sorted({q for run in runs for q in run.qids}, key=lambda q: q.encode("utf-8"))
@@ -289,7 +289,7 @@ def fuse_files(sources, method: str = "rrf", normalization: str = "min-max", k: 
 def _check_repeats(run, query: np.ndarray, doc: np.ndarray, docs, qids) -> None:
     """A document listed twice for one query of a run is an error at its second line."""
     from ..errors import DataError
-    from ..formats.trec import shown
+    from ..formats.trec.fields import shown
 
     key = query * max(len(docs), 1) + doc
     order = np.argsort(key, kind="stable")

@@ -266,7 +266,7 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
 
     from ..aggregate.fusion import KERNELS, fuse_files
-    from ..formats.trec_writer import texts, write_run
+    from ..formats.trec.write import texts, write_run
     from ..signature import signature
 
     if not files:
@@ -315,7 +315,7 @@ def write_rankings_as_run(out, rankings, method):
     docno = item, in ranking order; items without a score are left out. Such runs can be fused."""
     import numpy as np
 
-    from ..formats.trec_writer import write_run
+    from ..formats.trec.write import write_run
 
     for ranking in rankings:
         keep = ~np.isnan(ranking.scores)

@@ -5,7 +5,7 @@ all. Whatever it holds ends in a :class:`Model` whose numbers are all finite and
 shapes agree, or in a :class:`DataError` naming the file and, where the file has it, the
 line of the offending key (the writer puts one top-level key per line):
 
-- the whole file is at most :func:`~rankeval_cli.textio.max_line_bytes` (it is one record);
+- the whole file is at most :func:`~rankeval_cli.inputs.max_line_bytes` (it is one record);
 - strict JSON: no ``NaN``/``Infinity``, no integer of more than 400 digits (Python refuses to
   convert beyond 4300), no nesting deeper than the interpreter's recursion limit;
 - ``features``: distinct non-empty strings; ``scaling``: a finite mean and a positive finite
@@ -50,7 +50,7 @@ def _constant(token: str):
 
 def read_model_file(path) -> tuple[dict, str, str]:
     """``(object, text, name)`` of a model file; a file that is not JSON is a DataError."""
-    from ..textio import decode, format_size, max_line_bytes, open_binary, read_chunk, source_name
+    from ..inputs import decode, format_size, max_line_bytes, open_binary, read_chunk, source_name
 
     name = source_name(path)
     cap = max_line_bytes()
