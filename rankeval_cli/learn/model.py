@@ -27,12 +27,10 @@ import numpy as np
 from .._version import __version__
 from ..errors import DataError
 from . import data
+from .model_file import FORMAT, VERSION, checked_parts, read_model_file
 from .scaling import Scaler
 from .scorers import MLP, Linear
 from .train import DEFAULTS, fit
-
-FORMAT = "rankeval-learn-model"
-VERSION = 1
 
 
 @dataclass
@@ -67,8 +65,6 @@ class Model:
     @classmethod
     def from_dict(cls, obj: dict, source: str | None = None, text: str | None = None) -> "Model":
         """The model of a model file's object, every field checked (:mod:`.model_file`)."""
-        from .model_file import checked_parts
-
         parts = checked_parts(obj, source, text)
         d = len(parts["features"])
         net = Linear(d) if parts["scorer"] == "linear" else MLP(d, parts["hidden"])
@@ -80,8 +76,6 @@ class Model:
 
 def load_model(path: str) -> Model:
     """The model in a model file (a path; gzip, bzip2 or xz allowed); anything else is a DataError."""
-    from .model_file import read_model_file
-
     obj, text, name = read_model_file(path)
     return Model.from_dict(obj, name, text)
 

@@ -22,6 +22,9 @@ import re
 
 from ..errors import DataError
 
+#: the ``format`` of a model file, and the ``version`` of it this rankeval writes and reads
+FORMAT = "rankeval-learn-model"
+VERSION = 1
 #: longest integer literal read (a float's range ends near 10^308)
 MAX_DIGITS = 400
 
@@ -139,14 +142,12 @@ def _shown(value) -> str:
 def checked_parts(obj, source: str | None = None, text: str | None = None) -> dict:
     """The validated pieces of a model object: objective, scorer, relevance, features, hidden,
     mean, std, weights (a dict of float lists), hyperparameters, training."""
-    from ..learn.data import RELEVANCE
+    from .data import RELEVANCE
     from .objectives import OBJECTIVES
 
     c = Checked(obj, source, text)
     if not isinstance(obj, dict):
         raise DataError("not a rankeval model file (expected a JSON object)", source, 1)
-    from .model import FORMAT, VERSION
-
     if obj.get("format") != FORMAT:
         raise DataError(f"not a rankeval model file (expected \"format\": \"{FORMAT}\")", source, c.line_of("format"))
     if obj.get("version") != VERSION:
