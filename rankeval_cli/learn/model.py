@@ -30,7 +30,7 @@ from . import data
 from .model_file import FORMAT, VERSION, checked_parts, read_model_file
 from .scaling import Scaler
 from .scorers import MLP, Linear
-from .train import DEFAULTS, fit
+from .train import DEFAULTS, Solver, fit
 
 
 @dataclass
@@ -123,9 +123,7 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
             raise DataError("every selected feature is constant on the training data",
                             table.sources[0] if table.sources else None)
     scaler = Scaler.fit(X)
-    result = fit(objective, scaler.transform(X), utility, offsets, l2=hp["lambda"], hidden=hp["hidden"],
-                 loss=hp.get("loss", DEFAULTS["loss"]), max_iter=hp["max_iter"], seed=hp.get("seed", DEFAULTS["seed"]),
-                 gtol=hp["gtol"])
+    result = fit(objective, scaler.transform(X), utility, offsets, Solver.of(hp))
     if report and not result.converged:
         report(f"training: L-BFGS-B stopped after {result.iterations} iterations without converging "
                f"({result.message}); raise --max-iter")
