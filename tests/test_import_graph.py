@@ -104,7 +104,7 @@ def cycle_in(graph: dict[str, set], component: set) -> list[str]:
                     path = [node]
                     while parent[path[-1]] is not None:
                         path.append(parent[path[-1]])
-                    return [first, *reversed(path[:-1]), first] if len(path) > 1 else [first, node, first]
+                    return [first, *reversed(path[:-1]), first]  # path ends at first, never a node's own import
                 if child not in parent:
                     parent[child] = node
                     following.append(child)
