@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .errors import DataError
 from .formats.summary_reader import OLD_COLUMNS, read_summaries, strict_number
-from .textio import source_name
+from .inputs import source_name
 
 KEY_COLUMNS = ("level", "system", "metric")
 P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
@@ -122,8 +122,10 @@ def gather(sources, labels, value_column: str | None = None, test: str | None = 
                     table.columns.append(column)
                 here = table.rows.setdefault(row, {})
                 if compared:
-                    cell = _merge_comparison(table, here.get(column), cell, record, column, p_name, effect, source,
-                                             line, number)
+                    if effect is not None and effect not in record:
+                        raise DataError(f"no column {effect} (compare writes {', '.join(e for e in EFFECTS)} for "
+                                        "mean measures)", source_name(source), line)
+                    cell = _merge_comparison(table, here.get(column) or cell, record, column, p_name, effect, number)
                 here[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
@@ -175,14 +177,9 @@ def _p_column(record: dict, test: str | None, source, line) -> str | None:
     return (adjusted or names or [None])[0]
 
 
-def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dict, column: str, p_name, effect,
-                      source, line, number) -> Cell:
-    """A system's cell with this record's comparison added to ``versus``."""
-    cell = cell or new
+def _merge_comparison(table: Gathered, cell: Cell, record: dict, column: str, p_name, effect, number) -> Cell:
+    """A system's cell with this record's comparison (``p_name``, ``effect``: its columns) added to ``versus``."""
     system, baseline = str(record.get("system")), str(record["baseline"])
-    if effect is not None and effect not in record:
-        raise DataError(f"no column {effect} (compare writes {', '.join(e for e in EFFECTS)} for mean measures)",
-                        source_name(source), line)
     if baseline == system:
         return cell
     if baseline not in table.baselines:

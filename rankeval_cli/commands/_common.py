@@ -258,7 +258,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     from ..formats import read
     from ..pipeline import exclude, progress
     from ..prefetch import ahead_of_files
-    from ..textio import is_pipe
+    from ..inputs import is_pipe
 
     sources = list(files) or ["-"]
     name = fmt or input_format
@@ -277,7 +277,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 @contextlib.contextmanager
 def output_stream(path):
     """The text stream for -o PATH (atomic) or stdout."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     with atomic_output(path) as out:
         yield out

@@ -173,7 +173,7 @@ def fusion_of(method: str, options: FusionOptions, n_runs: int):
 def fuse_and_write(files, output, output_format, method, options: FusionOptions):
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
     from ..aggregate.fusion import METHODS, fuse_files
-    from ..formats.trec_writer import texts, write_run
+    from ..formats.trec.write import texts, write_run
     from ..signature import signature
 
     if not files:
@@ -204,7 +204,7 @@ def optimize_and_write(files, output, output_format, method, options: FusionOpti
     from ..aggregate.fusion.files import read_stacked
     from ..aggregate.fusion.optimize import configurations, cross_validate
     from ..errors import DataError
-    from ..formats.trec import read_qrels
+    from ..formats.trec.qrels import read_qrels
     from ..signature import signature
     from ..aggregate.fusion.report import optimize_records
 

@@ -300,7 +300,7 @@ def write_rankings_as_run(out, rankings, method):
     docno = item, in ranking order; items without a score are left out. Such runs can be fused."""
     import numpy as np
 
-    from ..formats.trec_writer import write_run
+    from ..formats.trec.write import write_run
 
     for ranking in rankings:
         keep = ~np.isnan(ranking.scores)

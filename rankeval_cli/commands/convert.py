@@ -129,7 +129,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")
-        from ..formats.trec import read_qrels
+        from ..formats.trec.qrels import read_qrels
 
         options.update(qrels=read_qrels(qrels), prefix_groups=len(files) > 1)
     if higher_better is not None and not scores:

@@ -251,7 +251,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from")
 
 def save(fig, path: str, dpi: int = 150) -> None:
     """Write the figure to ``path`` (format from its suffix), atomically and reproducibly."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     fmt = path.rsplit(".", 1)[-1].lower()
     metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}[fmt]
