@@ -189,7 +189,7 @@ def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
     from ..table_writers import signature_note
 
     from ..errors import DataError
-    from ..textio import source_name
+    from ..inputs import source_name
 
     summary = mt.read(source)
     level = summary.settings.get("ci")
