@@ -9,11 +9,9 @@ from dataclasses import dataclass
 
 import click
 
+from .. import vocabulary
+from ..vocabulary import DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED
 from . import _common
-
-#: Kept equal to rankeval_cli.stats.resample.DEFAULT_SEED / DEFAULT_REPLICATES (a test checks).
-DEFAULT_SEED = 12345
-DEFAULT_REPLICATES = 1000
 
 
 @dataclass(frozen=True)
@@ -31,22 +29,21 @@ def _level_text(level: float) -> str:
     return repr(float(level))
 
 
-def ci_options(f):
-    """--ci LEVEL, --bootstrap N, --seed S."""
-    f = click.option(
-        "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help="Seed of the bootstrap draws\f"
-             f"Seed of the bootstrap draws (recorded in the signature) [default: {DEFAULT_SEED}].")(f)
-    f = click.option(
-        "--bootstrap", "bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help="Bootstrap replicates [default: 1000]\f"
-             f"Bootstrap replicates for --ci [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
-    return click.option(
-        "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Bootstrap intervals at this level (e.g. 0.95)\f"
-             "Add a percentile bootstrap confidence interval at this level (e.g. 0.95) to every summary "
-             "value: groups are resampled with replacement, from per-group statistics kept in memory "
-             "(a few numbers per group; the input is read once).")(f)
+def resampling_options(ci_help: str = vocabulary.CI.help, bootstrap_help: str = vocabulary.BOOTSTRAP.help,
+                       seed_help: str = vocabulary.SEED.help):
+    """--ci LEVEL, --bootstrap N, --seed S, with help for what the command resamples."""
+    def decorate(f):
+        f = click.option(vocabulary.SEED.name, type=click.IntRange(min=0), default=None, metavar="S",
+                         help=seed_help)(f)
+        f = click.option(vocabulary.BOOTSTRAP.name, "bootstrap", type=click.IntRange(min=1), default=None,
+                         metavar="N", help=bootstrap_help)(f)
+        return click.option(vocabulary.CI.name, "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True),
+                            default=None, metavar="LEVEL", help=ci_help)(f)
+    return decorate
+
+
+#: --ci, --bootstrap, --seed of the summary commands (intervals of their values)
+ci_options = resampling_options()
 
 
 def resolve(ci: float | None, bootstrap: int | None, seed: int | None) -> CISettings | None:
@@ -55,7 +52,7 @@ def resolve(ci: float | None, bootstrap: int | None, seed: int | None) -> CISett
         if seed is not None:
             raise click.UsageError("--seed applies to the bootstrap: give --ci LEVEL (or --bootstrap N) too")
         return None
-    return CISettings(0.95 if ci is None else float(ci), DEFAULT_REPLICATES if bootstrap is None else bootstrap,
+    return CISettings(DEFAULT_LEVEL if ci is None else float(ci), DEFAULT_REPLICATES if bootstrap is None else bootstrap,
                       DEFAULT_SEED if seed is None else seed)
 
 

@@ -13,19 +13,9 @@ import sys
 
 import click
 
+from .. import vocabulary
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
-
-INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml")
-#: what --input-format auto recognises: the canonical encodings and JCML, read with the JCML
-#: reader's defaults (gold from rank=; 'convert --from jcml' for its other options).
-STREAM_FORMATS = ("tsv", "jsonl", "jcml")
-#: formats of commands that write a stream of groups (convert adds jcml).
-OUTPUT_FORMATS = ("tsv", "jsonl")
-#: formats of commands that write summary records; tables are written when the input ends.
-SUMMARY_FORMATS = ("tsv", "jsonl", "markdown", "latex")
-#: old spellings kept for one release, accepted but not shown.
-FORMAT_ALIASES = {"json": "jsonl", "md": "markdown", "tex": "latex"}
 
 
 class AliasOption(click.Option):
@@ -77,7 +67,7 @@ def completion_of(values):
     return complete
 
 
-def higher_better_option(help_text: str, aliases=("--scores",)):
+def higher_better_option(help_text: str = vocabulary.HIGHER_BETTER.help, aliases=("--scores",)):
     """``--higher-better``: the values ranked by are scores, higher = better (default: ranks, lower = better)."""
     return click.option("--higher-better", "higher_better", cls=AliasOption, aliases=aliases, is_flag=True,
                         help=help_text)
@@ -107,17 +97,10 @@ def jobs_options(f):
     The values are not passed to the command: they configure :mod:`rankeval_cli.executor`,
     whose ``map_units`` the kernels call, and the output is the same whichever is chosen.
     """
-    f = click.option(
-        "--scheduler", default=None, metavar="ADDRESS", callback=_configure_executor, expose_value=False,
-        help="A dask.distributed scheduler to run on\f"
-             "Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
-             "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
-    return click.option(
-        "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", callback=_configure_executor,
-        expose_value=False,
-        help="Worker processes (0 = one per CPU)\f"
-             "Worker processes for the independent work units; 0 = one per CPU "
-             "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
+    f = click.option(vocabulary.SCHEDULER.name, default=None, metavar="ADDRESS", callback=_configure_executor,
+                     expose_value=False, help=vocabulary.SCHEDULER.help)(f)
+    return click.option("-j", vocabulary.JOBS.name, type=click.IntRange(min=0), default=None, metavar="N",
+                        callback=_configure_executor, expose_value=False, help=vocabulary.JOBS.help)(f)
 
 
 def _configure_executor(ctx, param, value):
@@ -128,46 +111,34 @@ def _configure_executor(ctx, param, value):
     return value
 
 
-def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"
-                               "One summary per value of this extra column (e.g. lp), rows keyed by its "
-                               "value; repeatable. The value must be constant within a group."):
+def by_option(help_text: str = vocabulary.BY.help):
     """``--by COLUMN`` (repeatable)."""
-    return click.option("--by", "by", multiple=True, metavar="COLUMN", help=help_text)
+    return click.option(vocabulary.BY.name, "by", multiple=True, metavar="COLUMN", help=help_text)
 
 
 def input_options(f):
     """FILES... (default stdin), --input-format, --exclude-systems."""
-    f = click.option(
-        "--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-        help="Drop items whose id matches a shell pattern\f"
-             "Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
-             "repeatable. The number of rows dropped goes to stderr.")(f)
-    f = click.option(
-        "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
-        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<'.")(f)
+    f = click.option(vocabulary.EXCLUDE_SYSTEMS.name, "exclude_systems", multiple=True, metavar="PATTERN",
+                     help=vocabulary.EXCLUDE_SYSTEMS.help)(f)
+    f = click.option(vocabulary.INPUT_FORMAT.name, type=click.Choice(vocabulary.INPUT_FORMAT.values), default=vocabulary.INPUT_FORMAT.default,
+                     show_default=True, help=vocabulary.INPUT_FORMAT.help)(f)
     return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
 
 
-def output_options(formats=OUTPUT_FORMATS, default="tsv"):
+def output_options(formats=vocabulary.CANONICAL_FORMATS, default="tsv"):
     """-o/--output (atomic) and --output-format; summary commands also get --digits."""
     tables = "markdown" in formats
 
     def decorate(f):
         if tables:
-            f = click.option(
-                "--digits", type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
-                callback=_remember_digits,
-                help="Decimal places\f"
-                     "Round numbers to N decimal places [default: 4 in markdown and latex tables, "
-                     "every digit otherwise].")(f)
+            f = click.option(vocabulary.DIGITS.name, type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
+                             callback=_remember_digits, help=vocabulary.DIGITS.help)(f)
         f = click.option(
-            "--output-format", type=AliasChoice(formats, FORMAT_ALIASES), default=default, show_default=True,
+            "--output-format", type=AliasChoice(formats, vocabulary.FORMAT_ALIASES), default=default, show_default=True,
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
-        return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout\f"
-                                 "Write here instead of stdout; a file is replaced only when the run succeeds; "
-                                 "a .gz, .bz2 or .xz name is compressed.")(f)
+        return click.option("-o", vocabulary.OUTPUT.name, type=click.Path(dir_okay=False, allow_dash=True),
+                            default=vocabulary.OUTPUT.default, help=vocabulary.OUTPUT.help)(f)
     return decorate
 
 
@@ -265,7 +236,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 
     def batches():
         for source in sources:
-            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or STREAM_FORMATS,
+            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or vocabulary.STREAM_FORMATS,
                             **reader_options)
 
     context = click.get_current_context(silent=True)

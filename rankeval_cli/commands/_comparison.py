@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import CORRECTIONS, TESTS
 from . import _common
-
-#: tests of each path when --test is not given
-DEFAULT_IR_TESTS = ("t", "wilcoxon", "randomization")
-DEFAULT_MT_TESTS = ("bootstrap", "randomization")
 
 
 def _tests(ctx, param, value):
-    from ..stats.comparisons import TESTS
-
     tests = tuple(v.strip() for text in value for v in text.split(",") if v.strip())
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
@@ -28,9 +23,6 @@ def _tests(ctx, param, value):
 
 def statistics_options(f):
     """--test, --baseline, --all-pairs, --correction, --system, --jobs/--scheduler."""
-    from ..stats.multitest import CORRECTIONS
-    from ..stats.comparisons import TESTS
-
     f = _common.jobs_options(f)
     f = click.option(
         "--system", "system_specs", multiple=True, metavar="NAME=FILE,FILE...",

@@ -9,33 +9,21 @@ from __future__ import annotations
 
 import click
 
+from .. import vocabulary
+from ..vocabulary import IR_COMPARE_MEASURES, IR_REPORT_MEASURES
 from . import _common
-
-#: --measure names of report when the input is TREC and none is given
-DEFAULT_MEASURES = ("map", "P_10", "recall_1000", "ndcg", "ndcg_cut_10", "recip_rank", "Rprec", "bpref",
-                    "num_ret", "num_rel", "num_rel_ret")
 
 
 def ir_options(f):
     """--qrels FILE, --rel-level N, --depth N, --all-queries."""
-    f = click.option(
-        "--all-queries", is_flag=True,
-        help="TREC: also average the qrels' other queries (-c)\f"
-             "With TREC input: also average over the qrels' queries the run lacks, each with the value of "
-             "an empty ranking (trec_eval -c). Default: only queries in both files.")(f)
-    f = click.option(
-        "--depth", type=click.IntRange(min=1), default=None, metavar="N",
-        help="TREC: only the first N documents count (-M)\f"
-             "With TREC input: only the first N documents of each ranking count (trec_eval -M).")(f)
-    f = click.option(
-        "--rel-level", "rel_level", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
-        help="TREC: grade >= N is relevant (-l)\f"
-             "With TREC input: grade >= N is relevant for the binary measures (trec_eval -l).")(f)
-    return click.option(
-        "--qrels", type=click.Path(dir_okay=False, allow_dash=False), default=None, metavar="FILE",
-        help="TREC qrels: the FILES are then TREC runs\f"
-             "TREC qrels (qid iter docno rel): the FILES are then TREC runs (qid Q0 docno rank score tag), "
-             "joined and evaluated as trec_eval does; one summary per run.")(f)
+    f = click.option(vocabulary.ALL_QUERIES.name, is_flag=True, help=vocabulary.ALL_QUERIES.help)(f)
+    f = click.option(vocabulary.DEPTH.name, type=click.IntRange(min=1), default=None, metavar="N",
+                     help=vocabulary.DEPTH.help)(f)
+    f = click.option(vocabulary.REL_LEVEL.name, "rel_level", type=click.IntRange(min=0),
+                     default=vocabulary.REL_LEVEL.default, show_default=True, metavar="N",
+                     help=vocabulary.REL_LEVEL.help)(f)
+    return click.option(vocabulary.QRELS.name, type=click.Path(dir_okay=False, allow_dash=False), default=None,
+                        metavar="FILE", help=vocabulary.QRELS.help)(f)
 
 
 def measure_option(help_text: str):
@@ -59,7 +47,7 @@ def is_trec_stream(batch) -> bool:
     return "run" in batch.extra
 
 
-def parse_measures(names, default=DEFAULT_MEASURES):
+def parse_measures(names, default=IR_REPORT_MEASURES):
     """IR measures of the names (``-m``, comma lists; trec_eval and ir_measures spellings,
     sets and parameter lists expand to several); a name that is not one is a usage error
     naming the nearest known names."""
@@ -192,9 +180,6 @@ def single_measure(measure, *, files, qrels, tie_policy, rel_level, depth, all_q
     return None
 
 
-COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
-
-
 def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
                  rel_max, higher_better, input_format, exclude_systems, stats, baselines=(), all_pairs=False,
                  system_specs=()):
@@ -203,7 +188,7 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
     from ..stats import comparisons
     from . import _comparison
 
-    measures = parse_measures(names, COMPARE_MEASURES)
+    measures = parse_measures(names, IR_COMPARE_MEASURES)
     summed = [m.name for m in measures if m.summed]
     if summed:
         raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import OBJECTIVES, RANKSVM_LOSSES, RELEVANCE
 from . import _common
-
-OBJECTIVES = ("ranksvm", "listnet", "listmle", "regression")
 
 
 def model_options(f):
@@ -26,7 +25,7 @@ def model_options(f):
                      help="listnet, listmle: hidden tanh units [default: 0]\f"
                           "listnet, listmle: a network with one hidden layer of H tanh units instead of a "
                           "linear scorer [default: 0 = linear].")(f)
-    f = click.option("--loss", type=click.Choice(("squared-hinge", "hinge")), default=None,
+    f = click.option("--loss", type=click.Choice(RANKSVM_LOSSES), default=None,
                      help="ranksvm: pair loss [default: squared-hinge]\f"
                           "ranksvm: loss on each pair's margin; squared-hinge is smooth (Chapelle & Keerthi "
                           "2010) [default: squared-hinge].")(f)
@@ -34,7 +33,7 @@ def model_options(f):
                      help="L2 penalty [default: 0.1]\f"
                           "L2 penalty (LAMBDA/2)|w|^2 on the weights; for ranksvm C = 1/(LAMBDA * pairs) "
                           "[default: 0.1].")(f)
-    f = click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
+    f = click.option("--relevance", type=click.Choice(RELEVANCE), default="ranks", show_default=True,
                      help="Gold holds ranks or grades [default: ranks]\f"
                           "ranks: gold holds ranks, lower = better (WMT, JCML); grades: graded relevance, "
                           "higher = better (LETOR).")(f)

@@ -9,10 +9,8 @@ import io
 
 import click
 
+from .. import vocabulary
 from . import _common
-
-TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
-MISSING_PRED = ("drop", "last", "error")
 
 
 def position_options(per_group_columns: str):
@@ -29,27 +27,13 @@ def position_options(per_group_columns: str):
 
 
 def _tie_and_relevance_options(f):
-    f = click.option(
-        "--missing-pred", type=click.Choice(MISSING_PRED), default="drop", show_default=True, metavar="RULE",
-        help="No prediction: drop, last or error [default: drop]\f"
-             "Items with a gold value but no prediction: drop them (as tau does), rank them last "
-             "(tied), or stop with an error. Counted either way.")(f)
-    f = _common.higher_better_option(
-        "Values are scores (higher = better), not ranks []\f"
-        "pred (and gold, unless --relevance grades) are scores, higher = better [default: ranks, "
-        "lower = better].")(f)
-    f = click.option(
-        "--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-        help="Gold: ranks or relevance grades [default: ranks]\f"
-             "ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
-             "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
-    return click.option(
-        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
-        help="Order of ties: pessimistic, optimistic, expected, trec [default: pessimistic; TREC: trec]\f"
-             "Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
-             "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
-             "orders of each tied block, trec = item id descending (trec_eval's docno order) "
-             "[default: trec with TREC input, else pessimistic].")(f)
+    missing, relevance, ties = vocabulary.MISSING_PRED_OPTION, vocabulary.RELEVANCE_OPTION, vocabulary.TIE_POLICY
+    f = click.option(missing.name, type=click.Choice(missing.values), default=missing.default, show_default=True,
+                     metavar="RULE", help=missing.help)(f)
+    f = _common.higher_better_option()(f)
+    f = click.option(relevance.name, type=click.Choice(relevance.values), default=relevance.default,
+                     show_default=True, help=relevance.help)(f)
+    return click.option(ties.name, type=click.Choice(ties.values), default=None, metavar="POLICY", help=ties.help)(f)
 
 
 #: click callback: a --rel-max value that ERR can use (n, scale:G or list-max), passed on as text.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import (AGGREGATION_METHODS, BORDA_MISSING, BORDA_POINTS, BT_TIES, DEFAULT_METHOD,
+                          DEFAULT_REPLICATES, DEFAULT_SEED, FV_DENOMINATORS, IR_SUMMARY_FORMATS, RANK_BY,
+                          SCORE_METHODS, VALUE_COLUMNS, Z_PROTOCOLS)
 from . import _ci, _common
 
-METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
-                "trueskill")
-SCORE_NAMES = ("z-score",)
+METHOD_NAMES = tuple(AGGREGATION_METHODS)
+SCORE_NAMES = tuple(SCORE_METHODS)
 FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 #: the options only the z-score method reads
@@ -17,12 +19,12 @@ SCORE_OPTIONS = ("rank_by", "shared_segments", "alpha", "protocol", "domain_colu
 
 def ranking_options(f):
     """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
-    f = click.option("--points", "borda_points", type=click.Choice(("n-r", "n-r+1")), default="n-r",
+    f = click.option("--points", "borda_points", type=click.Choice(BORDA_POINTS), default="n-r",
                      show_default=True,
                      help="Borda points: N-r or N-r+1\f"
                           "Borda points for position r of an N-list: N-r (2,1,0 for three items) "
                           "or N-r+1 (3,2,1).")(f)
-    f = click.option("--missing", "borda_missing", type=click.Choice(("ignore", "bottom")), default="ignore",
+    f = click.option("--missing", "borda_missing", type=click.Choice(BORDA_MISSING), default="ignore",
                      show_default=True,
                      help="Borda: absent items [default: ignore]\f"
                           "Borda: items absent from a list (or blank in it) earn nothing and the list counts "
@@ -54,23 +56,15 @@ def fusion_options(f):
                              "(rrf and borda-fuse use positions only).")(f)
 
 
-def bootstrap_options(f):
-    """--ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters."""
-    from . import _ci
-
-    f = click.option(
-        "--seed", type=click.IntRange(min=0), default=None, metavar="S",
-        help="Seed of the bootstrap\f"
-             f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {_ci.DEFAULT_SEED}].")(f)
-    f = click.option(
-        "--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
-        help="Bootstrap replicates [default: 1000]\f"
-             f"Bootstrap replicates [default: {_ci.DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.")(f)
-    return click.option(
-        "--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None, metavar="LEVEL",
-        help="Rank ranges and clusters at this level\f"
-             "Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; e.g. 0.95) and "
-             "WMT13-style clusters.")(f)
+#: --ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters.
+bootstrap_options = _ci.resampling_options(
+    ci_help="Rank ranges and clusters at this level\f"
+            "Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; "
+            "e.g. 0.95) and WMT13-style clusters.",
+    bootstrap_help="Bootstrap replicates [default: 1000]\f"
+                   f"Bootstrap replicates [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.",
+    seed_help="Seed of the bootstrap\f"
+              f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {DEFAULT_SEED}].")
 
 
 def method_option(help_text: str, names=METHOD_NAMES):
@@ -78,7 +72,7 @@ def method_option(help_text: str, names=METHOD_NAMES):
     the run fusion methods only where ``names`` has them."""
     parser = "aggregate.registry:canonical" if set(FUSION_NAMES) & set(names) else "aggregate.registry:canonical_pairwise"
     return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
-                        callback=_common.parsed_by(parser), default="expected-wins",
+                        callback=_common.parsed_by(parser), default=DEFAULT_METHOD,
                         show_default=True, metavar="METHOD", shell_complete=_common.completion_of(names),
                         help=help_text)
 
@@ -88,7 +82,7 @@ def score_options(f):
     f = click.option("--domain-column", default="domain", show_default=True, metavar="COLUMN",
                      help="z-score wmt24: domain column\f"
                           "z-score wmt24: the column naming each segment's domain.")(f)
-    f = click.option("--protocol", type=click.Choice(("wmt20-23", "wmt24")), default="wmt20-23", show_default=True,
+    f = click.option("--protocol", type=click.Choice(Z_PROTOCOLS), default="wmt20-23", show_default=True,
                      help="z-score: WMT's protocol\f"
                           "z-score: wmt20-23 (rank-sum tests) or wmt24 (domain macro-average, "
                           "signed-rank tests combined by Stouffer's method).")(f)
@@ -98,14 +92,14 @@ def score_options(f):
     f = click.option("--shared-segments", is_flag=True,
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
-    return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
+    return click.option("--rank-by", type=click.Choice(RANK_BY), default=None,
                         help="z-score: rank by z or raw [z; wmt24: raw]\f"
                              "z-score: order and test by the mean z-score (WMT17-22) or raw score "
                              "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 
 
 def method_options(f):
-    f = click.option("--bt-ties", type=click.Choice(("ignore", "half")), default="ignore", show_default=True,
+    f = click.option("--bt-ties", type=click.Choice(BT_TIES), default="ignore", show_default=True,
                      help="bradley-terry: ties [default: ignore]\f"
                           "bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
     f = click.option("--bt-alpha", type=_common.FiniteFloat(min=0, min_open=True), default=0.01, show_default=True,
@@ -115,7 +109,7 @@ def method_options(f):
     f = click.option("--approximate", is_flag=True,
                      help="kemeny: local search (beyond 20 items)\f"
                           "kemeny: local search instead of the exact search (required beyond 20 items).")(f)
-    return click.option("--fv-denominator", type=click.Choice(("pair", "all")), default="pair",
+    return click.option("--fv-denominator", type=click.Choice(FV_DENOMINATORS), default="pair",
                         show_default=True,
                         help="fv: P_ij over pairs or all groups\f"
                              "fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
@@ -124,13 +118,13 @@ def method_options(f):
 
 @click.command(name="aggregate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.output_options(formats=IR_SUMMARY_FORMATS)
 @_common.jobs_options
 @method_option("Method [default: expected-wins]\f"
                "Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
                + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
                names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
-@click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
+@click.option("--column", type=click.Choice(VALUE_COLUMNS), default="gold", show_default=True,
               help="Aggregate gold, pred or both\f"
                    "Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
@@ -235,7 +229,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                    approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
     if method == "trueskill" and ci is None and bootstrap is None:  # one run: random too, --seed counts
         run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                      higher_better, None, options, single_seed=_ci.DEFAULT_SEED if seed is None else seed)
+                      higher_better, None, options, single_seed=DEFAULT_SEED if seed is None else seed)
         return
     run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
                   higher_better, _ci.resolve(ci, bootstrap, seed), options)

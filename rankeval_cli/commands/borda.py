@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SUMMARY_FORMATS, VALUE_COLUMNS
 from . import _ci, _common
 from .aggregate import bootstrap_options, ranking_options, run_and_write
 
 
 @click.command(name="borda")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
-@click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
+@click.option("--column", type=click.Choice(VALUE_COLUMNS), default="gold", show_default=True,
               help="Count gold, pred or both\f" "Count the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @bootstrap_options

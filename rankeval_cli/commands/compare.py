@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import (COMPARED_MEASURES, DEFAULT_IR_TESTS, DEFAULT_LEVEL, DEFAULT_MT_TESTS, DEFAULT_REPLICATES,
+                          DEFAULT_SEED, GAINS, MISSING_PRED, POSITION_MEASURES, REL_MAX_VALUES, RELEVANCE,
+                          SUMMARY_FORMATS, TAU_AVERAGES, TIE_POLICIES)
 from . import _ci, _common, _comparison, _ir
 from .tau import variant_option
 
-MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
-TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
-MISSING_PRED = ("drop", "last", "error")
+MEASURES = COMPARED_MEASURES
 #: Options that belong to some measures only: option name -> measures.
-ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndcg", "err", "rankdcg"),
-            "missing_pred": ("mrr", "ndcg", "err", "rankdcg"), "k": ("mrr", "ndcg", "err"),
+ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": POSITION_MEASURES,
+            "missing_pred": POSITION_MEASURES, "k": ("mrr", "ndcg", "err"),
             "gain": ("ndcg",), "rel_max": ("err",)}
 
 
 @click.command(name="compare")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
               help="Measure [default: tau; TREC: map, P_10, ...]\f"
                    "The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
@@ -39,14 +40,14 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
               help="--items-are-systems: the values [default: pred].")
 @variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
                                         "tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
-@click.option("--average", type=click.Choice(("micro", "macro")), default=None,
+@click.option("--average", type=click.Choice(TAU_AVERAGES), default=None,
               help="tau: micro or macro [default: micro]\f"
                    "tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
                    "[default: micro].")
 @click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
               help="Order of tied predictions [default: pessimistic]\f"
                    "mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
-@click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
+@click.option("--relevance", type=click.Choice(RELEVANCE), default="ranks", show_default=True,
               help="Gold holds ranks or grades [default: ranks]\f"
                    "Gold holds ranks (lower = better) or graded relevance (higher = better).")
 @_common.higher_better_option(
@@ -58,24 +59,24 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
                    "mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
               help="mrr, ndcg, err: cut-off [default: none]\f" "mrr/ndcg/err: cut-off [default: whole lists].")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
+@click.option("--gain", type=click.Choice(GAINS), default=None, help="ndcg: gain [default: exp].")
 @click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="MAX",
-              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
+              shell_complete=_common.completion_of(REL_MAX_VALUES),
               help="err: denominator [default: n; grades: scale:4]\f"
                    "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
 @_common.by_option("One comparison per value of this column\f"
                    "One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
                    "repeatable. The value must be constant within a group.")
-@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
+@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=DEFAULT_LEVEL, show_default=True,
               metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
                                     "Level of the bootstrap intervals of the scores and differences.")
-@click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
+@click.option("--bootstrap", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
               metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
                                 "Paired bootstrap replicates (intervals and p_bootstrap).")
-@click.option("--permutations", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
+@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
               metavar="R", help="Randomization trials [default: 1000]\f"
                                 "Approximate randomization trials (p_randomization).")
-@click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of all random draws [default: 12345]\f"
                    "Seed of all random draws (recorded in the signature).")
 @_common.handle_errors
@@ -112,7 +113,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     if value_column is not None and not items_are_systems:
         raise click.UsageError("--values applies to --items-are-systems")
     if items_are_systems:
-        stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
+        stats = _comparison.settings_of(tests, DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
                                         permutations=permutations, seed=seed, correction=correction)
         _compare_items(files, input_format, exclude_systems, value_column or "pred", higher_better, by, stats,
                        baselines, all_pairs, output, output_format, others=dict(
@@ -122,7 +123,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         if pred_columns is None else (False, None)
     if is_ir:
         _ir.no_by(by)
-        stats = _comparison.settings_of(tests, _comparison.DEFAULT_IR_TESTS, level=ci, bootstrap=bootstrap,
+        stats = _comparison.settings_of(tests, DEFAULT_IR_TESTS, level=ci, bootstrap=bootstrap,
                                         permutations=permutations, seed=seed, correction=correction)
         _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
                          output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
@@ -167,7 +168,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     names = [name for name, _ in groups]
     if not by and not parts:
         parts[()] = [Scorer(spec) for _ in directions]
-    stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
+    stats = _comparison.settings_of(tests, DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
                                     permutations=permutations, seed=seed, correction=correction)
     pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
     settings = dict(settings, exclude=_ci.exclusion(exclude_systems))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SUMMARY_FORMATS
 from . import _ci, _common
 from .aggregate import METHOD_NAMES, method_option, method_options, ranking_options
 
 
 @click.command(name="correlate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
 @click.option("--aggregates", is_flag=True,
               help="FILES are aggregate tables\f"

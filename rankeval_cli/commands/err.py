@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import IR_SUMMARY_FORMATS, REL_MAX_VALUES
 from . import _ci, _common, _ir, _position
 
 
 @click.command(name="err")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.output_options(formats=IR_SUMMARY_FORMATS)
 @_common.jobs_options
 @_position.position_options("group, items, skipped, err")
 @_ir.ir_options
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
+              shell_complete=_common.completion_of(REL_MAX_VALUES),
               help="Denominator 2^rel_max [default: n; grades: scale:4]\f"
                    "Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
                    "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_SEED
 from . import _common, _learn
 
 
@@ -45,7 +46,7 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
     from ..learn.cv import cross_validate, scored_batches
 
     hp = _learn.hyperparameters(objective, l2, loss, hidden, max_iter, seed)
-    fold_seed = seed if seed is not None else 12345
+    fold_seed = seed if seed is not None else DEFAULT_SEED
     table = _learn.load_table(files, input_format, exclude_systems, features, relevance, keep_batches=True,
                               empty_ok=True)
     if table is None:  # an empty input is an empty result, as for every stream command

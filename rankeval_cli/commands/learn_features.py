@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_INTRA_KINDS, INTRA_KINDS, MISSING_REF, SMOOTH_METHODS, STREAM_FORMATS, TOKENIZERS
 from . import _common
-
-#: The choices of rankeval_cli.learn.features (repeated here so that --help needs no numpy; a test checks).
-TOKENIZERS = ("13a", "intl", "zh", "char", "none")
-SMOOTH_METHODS = ("add-k", "exp", "floor", "none")
-MISSING_REF = ("error", "drop")
-INTRA_KINDS = ("rank", "best", "worst", "dmean")
-DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 
 
 @click.command(name="features")
 @_common.input_options
-@_common.output_options(formats=("tsv", "jsonl", "jcml"))
+@_common.output_options(formats=STREAM_FORMATS)
 @click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
               help="Column of each item's translation\f"
                    "Column holding each item's translation (any text column, item or group included).")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import IR_SUMMARY_FORMATS
 from . import _ci, _common, _ir, _position
 
 
 @click.command(name="mrr")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.output_options(formats=IR_SUMMARY_FORMATS)
 @_common.jobs_options
 @_position.position_options("group, items, skipped, mrr")
 @_ir.ir_options

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import GAINS, IR_SUMMARY_FORMATS
 from . import _ci, _common, _ir, _position
 
 
 @click.command(name="ndcg")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.output_options(formats=IR_SUMMARY_FORMATS)
 @_common.jobs_options
 @_position.position_options("group, items, skipped, ndcg")
 @_ir.ir_options
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
+@click.option("--gain", type=click.Choice(GAINS), default=None,
               help="Gain: exp (2^rel - 1) or linear [default: exp; TREC: linear]\f"
                    "exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
                    "[default: exp; linear with TREC input].")

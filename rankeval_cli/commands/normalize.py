@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import TIED_RANKS, VALUE_COLUMNS
 from . import _common
-
-TIE_MODES = ("minimize", "floor", "ceiling", "middle")
 
 
 @click.command(name="normalize")
 @_common.input_options
 @_common.output_options()
-@click.option("--tied-ranks", "ties", cls=_common.AliasOption, aliases=("--ties",), type=click.Choice(TIE_MODES),
+@click.option("--tied-ranks", "ties", cls=_common.AliasOption, aliases=("--ties",), type=click.Choice(TIED_RANKS),
               default="ceiling", show_default=True,
               help="The rank tied values get: minimize=[1,2,2,3], floor=[1,2,2,4], ceiling=[1,3,3,4], "
                    "middle=[1,2.5,2.5,4] (Avramidis 2013 §3.6; docs/definitions.md#normalization).")
-@click.option("--column", type=click.Choice(("gold", "pred", "both")), default="both", show_default=True,
+@click.option("--column", type=click.Choice(VALUE_COLUMNS), default="both", show_default=True,
               help="Which values to normalize.")
 @_common.higher_better_option("The values are scores (higher = better): rank 1 goes to the highest.",
                               aliases=())
@@ -34,7 +33,7 @@ def command(files, input_format, exclude_systems, output, output_format, ties, c
     from ..formats import writer
     from ..ranks import normalize_ranks
 
-    columns = ("gold", "pred") if column == "both" else (column,)
+    columns = VALUE_COLUMNS[:2] if column == "both" else (column,)
 
     def normalized(batches):
         for batch in batches:

@@ -6,16 +6,14 @@ import sys
 
 import click
 
+from ..vocabulary import DEFAULT_METHOD, FIGURE_FORMATS, PLOT_KINDS, PLOT_STYLES
 from . import _common
 from .aggregate import METHOD_NAMES, method_options, ranking_options
-
-KINDS = ("ranking", "scatter", "distribution")
-SUFFIXES = ("png", "svg", "pdf")
 
 
 def _figure_path(ctx, param, value):
     suffix = value.rsplit(".", 1)[-1].lower() if "." in value else ""
-    if suffix not in SUFFIXES:
+    if suffix not in FIGURE_FORMATS:
         raise click.BadParameter(f"{value!r}: the file name must end in .png, .svg or .pdf")
     return value
 
@@ -25,7 +23,7 @@ def _split_commas(ctx, param, value):
 
 
 @click.command(name="plot")
-@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("kind", type=click.Choice(PLOT_KINDS))
 @_common.input_options
 @click.option("-o", "--output", required=True, metavar="FIGURE", type=click.Path(dir_okay=False),
               callback=_figure_path,
@@ -34,7 +32,7 @@ def _split_commas(ctx, param, value):
 @click.option("--aggregates", is_flag=True,
               help="scatter: FILES are aggregate tables\f" "scatter: FILES are aggregate tables, two with a value column each (x = human first, "
                    "y = metric second) or one with gold_value and pred_value (--column both).")
-@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default=DEFAULT_METHOD,
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
               help="scatter: aggregation method [default: expected-wins]\f" "scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
@@ -44,7 +42,7 @@ def _split_commas(ctx, param, value):
               metavar="NAME", callback=_split_commas,
               help="distribution: the column(s) to draw\f" "distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
                    "the one measure column of each file (tau, mrr, ndcg, err, rankdcg, ...).")
-@click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
+@click.option("--style", type=click.Choice(PLOT_STYLES), default="box", show_default=True,
               help="distribution: box or violin [default: box]\f" "distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
               help="Series names, or the x and y axis titles\f" "distribution: the name of each series in order (default: file name or column); "

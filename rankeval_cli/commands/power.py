@@ -4,28 +4,25 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import IR_COMPARE_MEASURES, POWER_DESIGNS, POWER_VARIANCES, SUMMARY_FORMATS
 from . import _common, _ir
 
 
 def _designs(ctx, param, value):
-    from ..stats.power import DESIGNS
-
     designs = tuple(dict.fromkeys(v.strip() for text in value for v in text.split(",") if v.strip()))
-    bad = [d for d in designs if d not in DESIGNS]
+    bad = [d for d in designs if d not in POWER_DESIGNS]
     if bad:
-        raise click.BadParameter(f"unknown design {bad[0]!r}; expected {', '.join(DESIGNS)}")
+        raise click.BadParameter(f"unknown design {bad[0]!r}; expected {', '.join(POWER_DESIGNS)}")
     return designs or ("t",)
 
 
 def _variance(ctx, param, value):
-    from ..stats.power import VARIANCES
-
-    if value in VARIANCES:
+    if value in POWER_VARIANCES:
         return value
     try:
         number = float(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r}: expected {', '.join(VARIANCES)} or a positive number") from None
+        raise click.BadParameter(f"{value!r}: expected {', '.join(POWER_VARIANCES)} or a positive number") from None
     if not (number > 0 and number != float("inf")):
         raise click.BadParameter(f"{value!r}: a variance is a positive finite number")
     return number
@@ -33,7 +30,7 @@ def _variance(ctx, param, value):
 
 @click.command(name="power")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_ir.measure_option("TREC input: IR measures [default: map, ndcg_cut_10, P_10, recip_rank].")
 @click.option("--qrels", default=None, metavar="FILE", type=click.Path(dir_okay=False),
               help="TREC qrels: the FILES are runs.")
@@ -43,7 +40,7 @@ def _variance(ctx, param, value):
               help="--items-are-systems: the values [default: pred].")
 @_common.by_option("--items-are-systems: one estimate per value of this column.")
 @click.option("--design", "designs", multiple=True, callback=_designs, metavar="t|anova|ci",
-              shell_complete=_common.completion_of(("t", "anova", "ci")),
+              shell_complete=_common.completion_of(POWER_DESIGNS),
               help="Paired t-test, one-way ANOVA, CI width [default: t].")
 @click.option("--difference", type=_common.FiniteFloat(0, min_open=True), default=None, metavar="D",
               help="Difference to detect (anova: range; ci: width).")
@@ -52,7 +49,7 @@ def _variance(ctx, param, value):
 @click.option("--power", "target", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.8,
               show_default=True, help="Power to reach (1 - beta).")
 @click.option("--variance", default="within", show_default=True, callback=_variance,
-              shell_complete=_common.completion_of(("within", "residual", "paired")),
+              shell_complete=_common.completion_of(POWER_VARIANCES),
               metavar="within|residual|paired|V", help="Estimate from the data, or a given σ².")
 @click.option("--systems", type=click.IntRange(min=2), default=None, metavar="M",
               help="anova: systems [default: the data's, else 2].")
@@ -123,7 +120,7 @@ def _matrices(files, qrels, measures, items_are_systems, value_column, by, input
     _ir.no_by(by)
     import numpy as np
 
-    parsed = _ir.parse_measures(measures, _ir.COMPARE_MEASURES)
+    parsed = _ir.parse_measures(measures, IR_COMPARE_MEASURES)
     settings = _ir.Settings()
     opened = None if qrels else _ir.stream_files(_common.read_inputs(files, input_format, exclude_systems))
     systems, _ = _ir.run_systems(files if opened is None else opened, qrels, parsed, settings, input_format,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import GAINS, IR_SUMMARY_FORMATS, POSITION_MEASURES, REL_MAX_VALUES, REPORT_ROWS
 from . import _ci, _common, _ir, _position
 from .tau import variant_option
 
 
 @click.command(name="report")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
+@_common.output_options(formats=IR_SUMMARY_FORMATS)
 @_common.jobs_options
 @_position.position_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
@@ -26,11 +27,11 @@ from .tau import variant_option
 @variant_option(help_text="Tau variant [default: penalize]\f"
                           "Kendall tau variant, as for 'rankeval tau' (penalize = RankEval 2013 and WMT08-12).",
                 aliases=("--tau-ties",))
-@click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
+@click.option("--gain", type=click.Choice(GAINS), default=None,
               help="NDCG gain [default: exp; TREC: linear]\f"
                    "NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
+              shell_complete=_common.completion_of(REL_MAX_VALUES),
               help="ERR denominator [default: n; grades: scale:4]\f"
                    "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
@@ -107,14 +108,8 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
                           missing_pred)
 
 
-#: rows of the MT report that -m can name (bph = every bph_<rank> row)
-MT_ROWS = ("tau_micro", "tau_macro", "tau_p", "tau_concordant", "tau_discordant", "tau_gold_ties",
-           "tau_pred_ties", "tau_both_ties", "pred_tied_pairs_pct", "groups_with_pred_ties_pct", "mrr", "ndcg",
-           "err", "rankdcg", "bph", "avg_predicted", "blanks", "missing_pred")
-
-
 def _mt_names(k) -> tuple:
-    return MT_ROWS + ((f"p@{k}", f"map@{k}") if k is not None else ())
+    return REPORT_ROWS + ((f"p@{k}", f"map@{k}") if k is not None else ())
 
 
 def _wanted_rows(measures, mt_names):
@@ -147,7 +142,7 @@ class Report:
         self.prepare_options = _position.prepare_options(tie_policy, relevance, missing_pred)
         self.k, self.gain, self.rel_max = k, gain, rel_max
         self.tau = TauAccumulator(tau_variant)
-        self.means = {name: MeanSummary(name) for name in ("mrr", "ndcg", "err", "rankdcg")}
+        self.means = {name: MeanSummary(name) for name in POSITION_MEASURES}
         if k is not None:
             self.means.update({f"p@{k}": MeanSummary(f"p@{k}"), f"map@{k}": MeanSummary(f"map@{k}")})
         self.bph = BPHSummary()

@@ -4,32 +4,26 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SUMMARY_FORMATS, TAU_AVERAGES, TAU_CONVENTIONS, TAU_VARIANT
 from . import _ci, _common, _position
 
-# Kept here (not imported from the measure) so that --help loads no numpy.
-VARIANTS = ("penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq", "acc-eq")
-AVERAGES = ("micro", "macro", "both")
-ALIASES = ("wmt08", "wmt09", "wmt10", "wmt11", "wmt12", "darr", "wmt13", "wmt15", "wmt16")
 
-
-def variant_option(default="penalize", help_text="Tie convention (man rankeval-tau)\f"
-                                                 "Tau variant (tie convention): penalize (WMT08-12, DARR), "
-                   "ignore (WMT13), wmt14 (WMT14-16), include, a, b (scipy), c, eq, acc-eq (WMT23-25); aliases "
-                   "wmt08..wmt16, darr; case-insensitive. Definitions: docs/definitions.md#tau.",
-                   aliases=("--ties",)):
-    """``--tau-variant VARIANT``, shared by every command that computes tau."""
-    return click.option("--tau-variant", "variant", cls=_common.AliasOption, aliases=aliases, default=default,
+def variant_option(default=TAU_VARIANT.default, help_text=TAU_VARIANT.help, aliases=("--ties",)):
+    """``--tau-variant VARIANT``, shared by every command that computes tau (completion offers the
+    variants and the WMT campaigns' names of them)."""
+    return click.option(TAU_VARIANT.name, "variant", cls=_common.AliasOption, aliases=aliases, default=default,
                         show_default=default is not None, metavar="VARIANT",
                         callback=_common.parsed_by("measures.tau:canonical_variant"),
-                        shell_complete=_common.completion_of(VARIANTS + ALIASES), help=help_text)
+                        shell_complete=_common.completion_of(TAU_VARIANT.values + tuple(TAU_CONVENTIONS)),
+                        help=help_text)
 
 
 @click.command(name="tau")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
 @variant_option()
-@click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
+@click.option("--average", type=click.Choice((*TAU_AVERAGES, "both")), default="both", show_default=True,
               help="micro: pooled pairs; macro: mean of groups\f"
                    "micro pools pair counts over groups; macro averages the group taus.")
 @click.option("--per-group", is_flag=True,
@@ -167,7 +161,7 @@ def _with_intervals(record: dict, variant: str, average: str, columns, resamplin
     """The record with <avg>_ci_low, <avg>_ci_high after each average's value."""
     from ..stats.resample import MeanStat, TauMicroStat, bootstrap_intervals
 
-    averages = ("micro", "macro") if average == "both" else (average,)
+    averages = TAU_AVERAGES if average == "both" else (average,)
     stats = {"micro": TauMicroStat(variant), "macro": MeanStat()}
     from ..pipeline import phase
 

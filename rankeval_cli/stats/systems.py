@@ -16,10 +16,8 @@ import numpy as np
 
 from ..batch import Batch
 from ..errors import DataError
+from ..vocabulary import DIRECTIONS
 from .resample import GroupColumns, MeanStat, TauMicroStat, tau_raw
-
-POSITION_MEASURES = ("mrr", "ndcg", "err", "rankdcg")
-MEASURES = ("tau",) + POSITION_MEASURES
 
 
 @dataclass
@@ -206,7 +204,7 @@ def parse_column_list(text: str) -> list[ColumnSystem]:
         part = part.strip()
         direction = None
         name, _, suffix = part.rpartition(":")
-        if name and suffix in ("higher", "lower"):
+        if name and suffix in DIRECTIONS:
             direction, part = suffix == "higher", name
         if not part:
             raise ValueError(f"empty column name in {text!r}")
