@@ -49,8 +49,10 @@ DEFAULT_TIE_POLICY = "pessimistic"
 TREC_TIE_POLICY = "trec"
 #: what gold holds: ranks (lower = better) or relevance grades (higher = better)
 RELEVANCE = ("ranks", "grades")
+DEFAULT_RELEVANCE = "ranks"
 #: items with a gold value but no prediction
 MISSING_PRED = ("drop", "last", "error")
+DEFAULT_MISSING_PRED = "drop"
 #: NDCG's gain: 2^rel - 1 or rel
 GAINS = ("exp", "linear")
 DEFAULT_GAIN = "exp"
@@ -206,12 +208,12 @@ RELEVANCE_OPTION = Option(
     "--relevance",
     "Gold: ranks or relevance grades [default: ranks]\f"
     "ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
-    "grades: gold holds graded relevance, higher = better (IR qrels).", RELEVANCE, "ranks")
+    "grades: gold holds graded relevance, higher = better (IR qrels).", RELEVANCE, DEFAULT_RELEVANCE)
 MISSING_PRED_OPTION = Option(
     "--missing-pred",
     "No prediction: drop, last or error [default: drop]\f"
     "Items with a gold value but no prediction: drop them (as tau does), rank them last "
-    "(tied), or stop with an error. Counted either way.", MISSING_PRED, "drop")
+    "(tied), or stop with an error. Counted either way.", MISSING_PRED, DEFAULT_MISSING_PRED)
 HIGHER_BETTER = Option(
     "--higher-better",
     "Values are scores (higher = better), not ranks []\f"

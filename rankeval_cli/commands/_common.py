@@ -1,7 +1,8 @@
 """What every subcommand shares: input/output options, error mapping, pipes.
 
 Command modules import only click and this module at top level; numpy and the
-kernels are imported inside the command body, so ``--help`` stays fast.
+kernels are imported inside the command body, so ``--help`` stays fast. The option
+groups reach the command as frozen objects (:class:`Inputs`, :class:`Output`; see :mod:`._groups`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,54 @@ import contextlib
 import functools
 import os
 import sys
+from dataclasses import dataclass
 
 import click
 
 from .. import vocabulary
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
+from ._groups import option_group, shared_groups
+from ._groups import call as _call_body
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """FILES (none: stdin), --input-format, --exclude-systems."""
+
+    files: tuple = ()
+    format: str = "auto"
+    exclude_systems: tuple = ()
+
+    def read(self, **reader_options):
+        """The batches of every file in turn (:func:`read_inputs`)."""
+        return read_inputs(self.files, self.format, self.exclude_systems, **reader_options)
+
+
+@dataclass(frozen=True)
+class Output:
+    """-o/--output (a file replaced atomically, or stdout) and --output-format."""
+
+    path: str = "-"
+    format: str = "tsv"
+
+    def stream(self):
+        """The text stream to write to (:func:`output_stream`)."""
+        return output_stream(self.path)
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """-j/--jobs and --scheduler: where the independent work units run."""
+
+    jobs: int | None = None
+    scheduler: str | None = None
+
+    def configure(self) -> None:
+        """Set :mod:`rankeval_cli.executor`'s defaults for this run (the kernels read them)."""
+        from .. import executor
+
+        executor.configure(jobs=self.jobs, scheduler=self.scheduler)
 
 
 class AliasOption(click.Option):
@@ -94,21 +137,14 @@ class FiniteFloat(click.FloatRange):
 def jobs_options(f):
     """``-j/--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run.
 
-    The values are not passed to the command: they configure :mod:`rankeval_cli.executor`,
-    whose ``map_units`` the kernels call, and the output is the same whichever is chosen.
+    The values are not passed to the command: their :class:`Parallel` configures
+    :mod:`rankeval_cli.executor` before the body runs, whose ``map_units`` the kernels call, and
+    the output is the same whichever is chosen.
     """
-    f = click.option(vocabulary.SCHEDULER.name, default=None, metavar="ADDRESS", callback=_configure_executor,
-                     expose_value=False, help=vocabulary.SCHEDULER.help)(f)
-    return click.option("-j", vocabulary.JOBS.name, type=click.IntRange(min=0), default=None, metavar="N",
-                        callback=_configure_executor, expose_value=False, help=vocabulary.JOBS.help)(f)
-
-
-def _configure_executor(ctx, param, value):
-    """--jobs / --scheduler also set the executor's defaults for this run (kernels read them)."""
-    from .. import executor
-
-    executor.configure(**{param.name: value})
-    return value
+    f = click.option(vocabulary.SCHEDULER.name, default=None, metavar="ADDRESS", help=vocabulary.SCHEDULER.help)(f)
+    f = click.option("-j", vocabulary.JOBS.name, type=click.IntRange(min=0), default=None, metavar="N",
+                     help=vocabulary.JOBS.help)(f)
+    return option_group(f, None, ("jobs", "scheduler"), lambda **values: Parallel(**values).configure())
 
 
 def by_option(help_text: str = vocabulary.BY.help):
@@ -117,28 +153,33 @@ def by_option(help_text: str = vocabulary.BY.help):
 
 
 def input_options(f):
-    """FILES... (default stdin), --input-format, --exclude-systems."""
+    """FILES... (default stdin), --input-format, --exclude-systems: the command's ``inputs``."""
     f = click.option(vocabulary.EXCLUDE_SYSTEMS.name, "exclude_systems", multiple=True, metavar="PATTERN",
                      help=vocabulary.EXCLUDE_SYSTEMS.help)(f)
-    f = click.option(vocabulary.INPUT_FORMAT.name, type=click.Choice(vocabulary.INPUT_FORMAT.values), default=vocabulary.INPUT_FORMAT.default,
-                     show_default=True, help=vocabulary.INPUT_FORMAT.help)(f)
-    return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
+    f = click.option(vocabulary.INPUT_FORMAT.name, type=click.Choice(vocabulary.INPUT_FORMAT.values),
+                     default=vocabulary.INPUT_FORMAT.default, show_default=True, help=vocabulary.INPUT_FORMAT.help)(f)
+    f = click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
+    return option_group(f, "inputs", ("files", "input_format", "exclude_systems"),
+                        lambda files, input_format, exclude_systems: Inputs(files, input_format, exclude_systems))
 
 
 def output_options(formats=vocabulary.CANONICAL_FORMATS, default="tsv"):
-    """-o/--output (atomic) and --output-format; summary commands also get --digits."""
+    """-o/--output (atomic) and --output-format, the command's ``output``; summary commands also
+    get --digits (read by :func:`record_writer`)."""
     tables = "markdown" in formats
 
     def decorate(f):
         if tables:
-            f = click.option(vocabulary.DIGITS.name, type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
-                             callback=_remember_digits, help=vocabulary.DIGITS.help)(f)
+            f = click.option(vocabulary.DIGITS.name, type=click.IntRange(0, 17), default=None, metavar="N",
+                             expose_value=False, callback=_remember_digits, help=vocabulary.DIGITS.help)(f)
         f = click.option(
             "--output-format", type=AliasChoice(formats, vocabulary.FORMAT_ALIASES), default=default, show_default=True,
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
-        return click.option("-o", vocabulary.OUTPUT.name, type=click.Path(dir_okay=False, allow_dash=True),
-                            default=vocabulary.OUTPUT.default, help=vocabulary.OUTPUT.help)(f)
+        f = click.option("-o", vocabulary.OUTPUT.name, type=click.Path(dir_okay=False, allow_dash=True),
+                         default=vocabulary.OUTPUT.default, help=vocabulary.OUTPUT.help)(f)
+        return option_group(f, "output", ("output", "output_format"),
+                            lambda output, output_format: Output(output, output_format))
     return decorate
 
 
@@ -181,12 +222,13 @@ def parsed_by(target: str, keep_text: bool = False):
 
 
 def handle_errors(f):
-    """Map failures to exit statuses: DataError, a failed write or running out of memory → 1 with one
-    line; closed pipe → 0 quietly; Ctrl-C → 130."""
+    """The command's innermost decorator: builds its option groups (:mod:`._groups`), calls it,
+    and maps failures to exit statuses: DataError, a failed write or running out of memory → 1
+    with one line; closed pipe → 0 quietly; Ctrl-C → 130."""
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
-            return f(*args, **kwargs)
+            return _call_body(wrapper, *args, **kwargs)
         except DataError as exc:
             _quiet_stdout_flush()
             click.echo(f"rankeval: {exc}", err=True)
@@ -205,6 +247,7 @@ def handle_errors(f):
             _silence_broken_pipe()
             click.echo(f"rankeval: {exc.filename or '<stdout>'}: cannot write: {exc.strerror or exc}", err=True)
             sys.exit(1)
+    shared_groups(wrapper)
     return wrapper
 
 
@@ -236,8 +279,8 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 
     def batches():
         for source in sources:
-            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or vocabulary.STREAM_FORMATS,
-                            **reader_options)
+            yield from read(source, fmt=None if name == "auto" else name,
+                            sniffable=sniffable or vocabulary.STREAM_FORMATS, **reader_options)
 
     context = click.get_current_context(silent=True)
     parsed = ahead_of_files(sources, batches)  # files are parsed a batch ahead, in a second thread

@@ -2,40 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 
-from ..vocabulary import (AGGREGATION_METHODS, BORDA_MISSING, BORDA_POINTS, BT_TIES, DEFAULT_METHOD,
-                          DEFAULT_REPLICATES, DEFAULT_SEED, FV_DENOMINATORS, IR_SUMMARY_FORMATS, RANK_BY,
-                          SCORE_METHODS, VALUE_COLUMNS, Z_PROTOCOLS)
-from . import _ci, _common
+from ..vocabulary import (DEFAULT_LEVEL, DEFAULT_METHOD, DEFAULT_SEED, IR_SUMMARY_FORMATS, RANK_BY, SCORE_METHODS,
+                          VALUE_COLUMNS, Z_PROTOCOLS)
+from . import _common
+from ._groups import option_group
+from ._ranking import (METHOD_NAMES, Aggregation, bootstrap_options, method_options, ranking_options,
+                       run_and_write)
 
-METHOD_NAMES = tuple(AGGREGATION_METHODS)
 SCORE_NAMES = tuple(SCORE_METHODS)
 FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 #: the options only the z-score method reads
 SCORE_OPTIONS = ("rank_by", "shared_segments", "alpha", "protocol", "domain_column")
-
-
-def ranking_options(f):
-    """Options shared by ``aggregate``, ``borda`` and ``correlate``: columns, partitions, Borda rules."""
-    f = click.option("--points", "borda_points", type=click.Choice(BORDA_POINTS), default="n-r",
-                     show_default=True,
-                     help="Borda points: N-r or N-r+1\f"
-                          "Borda points for position r of an N-list: N-r (2,1,0 for three items) "
-                          "or N-r+1 (3,2,1).")(f)
-    f = click.option("--missing", "borda_missing", type=click.Choice(BORDA_MISSING), default="ignore",
-                     show_default=True,
-                     help="Borda: absent items [default: ignore]\f"
-                          "Borda: items absent from a list (or blank in it) earn nothing and the list counts "
-                          "only its ranked items (ignore), or share the bottom positions of a list extended "
-                          "to all items (bottom).")(f)
-    f = _common.higher_better_option("Values are scores (higher = better), not ranks []\f"
-                                     "The aggregated values are scores (higher = better), not ranks.",
-                                     aliases=())(f)
-    return _common.by_option("One ranking per value of this column (e.g. lp)\f"
-                             "One ranking per value of this extra column (e.g. lp); repeatable. "
-                             "The value must be constant within a group.")(f)
 
 
 def fusion_options(f):
@@ -56,17 +38,6 @@ def fusion_options(f):
                              "(rrf and borda-fuse use positions only).")(f)
 
 
-#: --ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters.
-bootstrap_options = _ci.resampling_options(
-    ci_help="Rank ranges and clusters at this level\f"
-            "Resample the groups and give each system its rank range at this level (rank_ci_low, rank_ci_high; "
-            "e.g. 0.95) and WMT13-style clusters.",
-    bootstrap_help="Bootstrap replicates [default: 1000]\f"
-                   f"Bootstrap replicates [default: {DEFAULT_REPLICATES}]; given alone it implies --ci 0.95.",
-    seed_help="Seed of the bootstrap\f"
-              f"Seed of the bootstrap (replicate b uses a generator spawned from it) [default: {DEFAULT_SEED}].")
-
-
 def method_option(help_text: str, names=METHOD_NAMES):
     """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere);
     the run fusion methods only where ``names`` has them."""
@@ -77,8 +48,25 @@ def method_option(help_text: str, names=METHOD_NAMES):
                         help=help_text)
 
 
+@dataclass(frozen=True)
+class ZScoreOptions:
+    """--rank-by, --shared-segments, --alpha, --protocol, --domain-column of the z-score method."""
+
+    rank_by: str | None = None
+    shared_segments: bool = False
+    alpha: float = 0.05
+    protocol: str = "wmt20-23"
+    domain_column: str = "domain"
+
+    @property
+    def ranked_by(self) -> str:
+        """What systems are ordered and tested by: --rank-by, else z (wmt24: raw)."""
+        return self.rank_by or ("raw" if self.protocol == "wmt24" else "z")
+
+
 def score_options(f):
-    """Options of the z-score method (rankings from direct assessments, WMT17-24)."""
+    """Options of the z-score method (rankings from direct assessments, WMT17-24): the command's
+    ``zscore`` (:class:`ZScoreOptions`)."""
     f = click.option("--domain-column", default="domain", show_default=True, metavar="COLUMN",
                      help="z-score wmt24: domain column\f"
                           "z-score wmt24: the column naming each segment's domain.")(f)
@@ -92,28 +80,11 @@ def score_options(f):
     f = click.option("--shared-segments", is_flag=True,
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
-    return click.option("--rank-by", type=click.Choice(RANK_BY), default=None,
-                        help="z-score: rank by z or raw [z; wmt24: raw]\f"
-                             "z-score: order and test by the mean z-score (WMT17-22) or raw score "
-                             "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
-
-
-def method_options(f):
-    f = click.option("--bt-ties", type=click.Choice(BT_TIES), default="ignore", show_default=True,
-                     help="bradley-terry: ties [default: ignore]\f"
-                          "bradley-terry: drop tied comparisons, or count each as half a win per side.")(f)
-    f = click.option("--bt-alpha", type=_common.FiniteFloat(min=0, min_open=True), default=0.01, show_default=True,
-                     metavar="ALPHA",
-                     help="bradley-terry: L2 penalty alpha\f"
-                          "bradley-terry: L2 penalty alpha*sum(theta^2) (choix's convention).")(f)
-    f = click.option("--approximate", is_flag=True,
-                     help="kemeny: local search (beyond 20 items)\f"
-                          "kemeny: local search instead of the exact search (required beyond 20 items).")(f)
-    return click.option("--fv-denominator", type=click.Choice(FV_DENOMINATORS), default="pair",
-                        show_default=True,
-                        help="fv: P_ij over pairs or all groups\f"
-                             "fv: P_ij over the comparisons of i and j (pair) or over all groups (all, "
-                             "Duh 2008's wording).")(f)
+    f = click.option("--rank-by", type=click.Choice(RANK_BY), default=None,
+                     help="z-score: rank by z or raw [z; wmt24: raw]\f"
+                          "z-score: order and test by the mean z-score (WMT17-22) or raw score "
+                          "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
+    return option_group(f, "zscore", SCORE_OPTIONS, ZScoreOptions)
 
 
 @click.command(name="aggregate")
@@ -133,9 +104,8 @@ def method_options(f):
 @fusion_options
 @bootstrap_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
-            alpha, protocol, domain_column, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
+def command(inputs, output, method, column, ranking, methods, zscore, normalization, rrf_k, depth, run_tag,
+            resampling):
     """Aggregate many rankings (groups) into one ranking of their items
     (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
     fuse TREC runs (rrf, combsum, ...).
@@ -207,53 +177,50 @@ def command(files, input_format, exclude_systems, output, output_format, method,
     if method != "z-score" and given:
         raise click.UsageError(f"{given[0]} goes with --method z-score")
     if method == "z-score":
-        if column != "gold" or output_format == "trec":
+        if column != "gold" or output.format == "trec":
             raise click.UsageError("z-score ranks the gold (human) scores; give neither --column nor "
                                    "--output-format trec")
-        if protocol == "wmt24" and shared_segments:
+        if zscore.protocol == "wmt24" and zscore.shared_segments:
             raise click.UsageError("--shared-segments is wmt20-23's; wmt24 always tests on the shared segments")
-        if protocol != "wmt24" and "--domain-column" in given:
+        if zscore.protocol != "wmt24" and "--domain-column" in given:
             raise click.UsageError("--domain-column goes with --protocol wmt24")
-        return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
-                               rank_by or ("raw" if protocol == "wmt24" else "z"), shared_segments, alpha,
-                               _ci.resolve(ci, bootstrap, seed), protocol, domain_column)
+        return score_and_write(inputs, output, ranking, zscore, resampling.resolved())
     if is_fusion(method):
+        output_format = output.format
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
             output_format = "trec"  # a fused run is a TREC run unless asked otherwise
-        return fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag)
-    if output_format == "trec" and column == "both":
+        return fuse_and_write(inputs.files, output.path, output_format, method, normalization, rrf_k, depth, run_tag)
+    if output.format == "trec" and column == "both":
         raise click.BadParameter("trec output writes one ranking per partition: give --column gold or pred",
                                  param_hint="--output-format")
-    options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
-                   approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
-    if method == "trueskill" and ci is None and bootstrap is None:  # one run: random too, --seed counts
-        run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                      higher_better, None, options, single_seed=DEFAULT_SEED if seed is None else seed)
+    aggregation = Aggregation(method, column, ranking.by, ranking.higher_better, methods.keywords(ranking))
+    if method == "trueskill" and resampling.ci is None and resampling.bootstrap is None:  # one run: --seed counts
+        seed = resampling.seed
+        run_and_write(inputs, output, aggregation, None, single_seed=DEFAULT_SEED if seed is None else seed)
         return
-    run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                  higher_better, _ci.resolve(ci, bootstrap, seed), options)
+    run_and_write(inputs, output, aggregation, resampling.resolved())
 
 
-def score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better, rank_by,
-                    shared_segments, alpha, resampling, protocol="wmt20-23", domain_column="domain"):
+def score_and_write(inputs, output, ranking, zscore: ZScoreOptions, resampling) -> None:
     """Rank systems by mean (z-)score with WMT's significance clusters and write the table."""
-    from ..aggregate import zscore
-    from ..signature import signature
+    from ..aggregate import zscore as procedure
+    from ..signature import exclusion, signature
 
+    z, by = zscore, ranking.by
     bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
-                              else (0, 0, 0.95))
-    rankings = zscore.rank_stream(_common.read_inputs(files, input_format, exclude_systems), by=by,
-                                  higher_better=higher_better, rank_by=rank_by, shared_segments=shared_segments,
-                                  alpha=alpha, bootstrap=bootstrap, seed=seed, level=level, protocol=protocol,
-                                  domain_column=domain_column)
-    zscore.report(rankings, by, _common.warn)
+                              else (0, 0, DEFAULT_LEVEL))
+    rankings = procedure.rank_stream(inputs.read(), by=by, higher_better=ranking.higher_better, rank_by=z.ranked_by,
+                                     shared_segments=z.shared_segments, alpha=z.alpha, bootstrap=bootstrap, seed=seed,
+                                     level=level, protocol=z.protocol, domain_column=z.domain_column)
+    procedure.report(rankings, by, _common.warn)
     if not rankings:
         _common.warn("no judgments in the input")
-    fields = zscore.signature_fields(rankings, rank_by, shared_segments, alpha, resampling, protocol, domain_column)
-    sig = signature("aggregate", **fields, exclude=_ci.exclusion(exclude_systems))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many(zscore.records(rankings, by, sig))
+    fields = procedure.signature_fields(rankings, z.ranked_by, z.shared_segments, z.alpha, resampling, z.protocol,
+                                        z.domain_column)
+    sig = signature("aggregate", **fields, exclude=exclusion(inputs.exclude_systems))
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
+        writer.write_many(procedure.records(rankings, by, sig))
 
 
 def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
@@ -280,66 +247,3 @@ def fuse_and_write(files, output, output_format, method, normalization, rrf_k, d
         writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
                           for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
                                                 fused.score.tolist()))
-
-
-def run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,
-                  higher_better, resampling, options, command="aggregate", single_seed: int = 0):
-    """Read, aggregate and write the table; shared with ``rankeval borda``.
-
-    ``resampling`` is the resolved --ci/--bootstrap/--seed (None: no rank ranges);
-    ``single_seed`` seeds TrueSkill's one run when there is no resampling.
-    """
-    from ..aggregate.ranking_records import ranking_records
-
-    bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
-                              else (0, single_seed, None))
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    rankings = compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=level)
-    if output_format == "trec":
-        with _common.output_stream(output) as out:
-            write_rankings_as_run(out, rankings, method)
-        return
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many(ranking_records(rankings, by, column, method, options, seed=seed, level=level,
-                                         command=command))
-
-
-def write_rankings_as_run(out, rankings, method):
-    """Each ranking as one query of a TREC run: qid = the --by values joined by '/' (or 'all'),
-    docno = item, in ranking order; items without a score are left out. Such runs can be fused."""
-    import numpy as np
-
-    from ..formats.trec_writer import write_run
-
-    for ranking in rankings:
-        keep = ~np.isnan(ranking.scores)
-        items = np.asarray([str(i) for i in ranking.items], dtype=str)[keep]
-        if any(any(ch.isspace() for ch in i) for i in items.tolist()):
-            from ..errors import DataError
-
-            raise DataError("an item id holds white space and cannot be a TREC docno")
-        qid = "/".join(str(k) for k in ranking.key) or "all"
-        write_run(out, np.full(len(items), qid.replace(" ", "_")), items, ranking.ranks[keep],
-                  ranking.scores[keep], method)
-
-
-def compute(batches, method, column, by, higher_better, bootstrap, seed, options, level=0.95):
-    """The rankings, with data errors mapped for the command line and counts reported."""
-    from ..aggregate.kemeny import TooManyItems
-    from ..aggregate.run import aggregate
-    from ..aggregate.ranking_records import report_counts
-    from ..errors import DataError
-
-    from ..pipeline import phase
-
-    try:
-        with phase(f"{method}" + (f" x {bootstrap} replicates" if bootstrap else "")):
-            rankings = aggregate(batches, method, column=column, by=by, gold_higher_better=higher_better,
-                                 pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed,
-                                 level=level or 0.95, **options)
-    except TooManyItems as exc:
-        raise DataError(f"{exc} (--approximate)") from None
-    report_counts(rankings, by, _common.warn)
-    if not rankings:
-        _common.warn("no ranked groups in the input")
-    return rankings

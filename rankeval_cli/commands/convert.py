@@ -80,7 +80,7 @@ from . import _common
 @click.option("--all-queries", is_flag=True, default=None,
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
+def command(inputs, output, from_format, gold_attr, pred_attr,
             keep_text, min_diff, lp, item_types, exclude_documents, documents, index, scores, higher_better, score_direction, refset, metric,
             strict, max_feature_index, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
@@ -114,6 +114,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     """
     from ..formats import reader, sniff, writer
 
+    files = inputs.files
     if from_format == "auto" and files and files[0] != "-":
         from_format = sniff(files[0])  # so that reader options (e.g. --pred-attr) apply to JCML files
     if higher_better is None and score_direction is not None:  # the spelling of earlier releases
@@ -146,16 +147,14 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         _check_options(reader(from_format), from_format, options)
     elif options:
         raise click.UsageError(f"--{next(iter(options)).replace('_', '-')} does not apply to --from {from_format}")
-    batches = _common.read_inputs(files, input_format, exclude_systems,
-                                  fmt=None if from_format == "auto" else from_format,
-                                  sniffable=STREAM_FORMATS, **options)
+    batches = inputs.read(fmt=None if from_format == "auto" else from_format, sniffable=STREAM_FORMATS, **options)
     if scores:
         from ..formats.join import join_scores
 
         batches = join_scores(batches, scores, higher_better=higher_better is not False, strict=strict,
                               report=_common.warn, refset=refset, metric=metric)
-    with _common.output_stream(output) as out:
-        writer(output_format)(batches, out)
+    with output.stream() as out:
+        writer(output.format)(batches, out)
 
 
 def _check_options(read_fn, name: str, options: dict) -> None:

@@ -113,7 +113,7 @@ def _complete_measure(ctx, param, incomplete):
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, output, output_format):
+            seed, output):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -169,12 +169,13 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     if bootstrap is not None and ci is None:
         ci = DEFAULT_LEVEL
     replicates = (bootstrap or DEFAULT_REPLICATES) if ci is not None else None
-    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
+    selection = dict(lps=lps, refset=refset, include_human=include_human, exclude=exclude_systems)
+    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, selection)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
     records = _records(tables, chosen, options, sig, ci, replicates)
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(records)
 
 
@@ -190,14 +191,13 @@ def _check_wmt25(measures, epsilon) -> None:
         raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
-def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
+def _tables(files, humans, indexes, mtme_dir, human_name, selection: dict):
+    """The per-language-pair tables; ``selection``: lps, refset, include_human, exclude (the systems)."""
     from ..formats import metaeval_input
 
     if mtme_dir:
-        return metaeval_input.tables_from_mtme(mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-                                               report=_common.warn)
-    return metaeval_input.tables_from_files(humans, files, indexes, lps, refset, include_human, exclude_systems,
-                                            report=_common.warn)
+        return metaeval_input.tables_from_mtme(mtme_dir, human_name, **selection, report=_common.warn)
+    return metaeval_input.tables_from_files(humans, files, indexes, **selection, report=_common.warn)
 
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:

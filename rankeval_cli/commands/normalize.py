@@ -20,7 +20,7 @@ from . import _common
 @_common.higher_better_option("The values are scores (higher = better): rank 1 goes to the highest.",
                               aliases=())
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, ties, column, higher_better):
+def command(inputs, output, ties, column, higher_better):
     """Rewrite values as ranks 1..n within each group.
 
     Every row, column and the order of rows are kept; missing values stay
@@ -40,6 +40,5 @@ def command(files, input_format, exclude_systems, output, output_format, ties, c
             new = {c: normalize_ranks(getattr(batch, c), batch.offsets, ties, higher_better) for c in columns}
             yield batch.with_values(**new)
 
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    with _common.output_stream(output) as out:
-        writer(output_format)(normalized(batches), out)
+    with output.stream() as out:
+        writer(output.format)(normalized(inputs.read()), out)

@@ -8,7 +8,7 @@ import click
 
 from ..vocabulary import DEFAULT_METHOD, FIGURE_FORMATS, PLOT_KINDS, PLOT_STYLES
 from . import _common
-from .aggregate import METHOD_NAMES, method_options, ranking_options
+from ._ranking import METHOD_NAMES, method_options, ranking_options
 
 
 def _figure_path(ctx, param, value):
@@ -60,9 +60,8 @@ def _split_commas(ctx, param, value):
               help="PNG resolution [default: 150]\f" "Resolution of a PNG (dots per inch).")
 @click.pass_context
 @_common.handle_errors
-def command(ctx, kind, files, input_format, exclude_systems, output, aggregates, method, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, style,
-            labels, title, rename, keep_ids, dpi):
+def command(ctx, kind, inputs, output, aggregates, method, ranking, methods, measures, style, labels, title, rename,
+            keep_ids, dpi):
     """Draw a figure for a paper: system rankings with rank ranges (KIND
     ranking), metric versus human system scores (scatter), or a per-group
     measure's distribution (distribution). PNG, SVG or PDF by the suffix of -o.
@@ -108,7 +107,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
     apart and kept inside the axes (adjustText, installed with the plot extra).
     """
     _check_applies(ctx, kind)
-    files = list(files) or ["-"]  # no file: the table or stream on stdin
+    files = list(inputs.files) or ["-"]  # no file: the table or stream on stdin
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -120,18 +119,16 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
     renames = read_renames(rename) if rename else {}
     with draw.missing_glyphs(_common.warn):
         if kind == "ranking":
-            rankings = _rankings(files, by)
-            for ranking in rankings:
-                ranking.items = display_names(ranking.items, renames, keep_ids)
-            fig = draw.ranking_figure(rankings, by, title)
+            rankings = _rankings(files, ranking.by)
+            for table in rankings:
+                table.items = display_names(table.items, renames, keep_ids)
+            fig = draw.ranking_figure(rankings, ranking.by, title)
         elif kind == "scatter":
-            options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
-                           approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
-            panels, xlabel, ylabel = _scatter(files, input_format, exclude_systems, aggregates, method, by,
-                                              higher_better, options, labels)
+            panels, xlabel, ylabel = _scatter(files, inputs, aggregates, method, ranking, methods.keywords(ranking),
+                                              labels)
             for panel in panels:
                 panel.items = display_names(panel.items, renames, keep_ids)
-            fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
+            fig = draw.scatter_figure(panels, ranking.by, xlabel, ylabel, title)
         else:
             series = _series(files, measures, labels)
             columns = {s.column for s in series}
@@ -170,7 +167,7 @@ def _rankings(files, by):
     return rankings
 
 
-def _scatter(files, input_format, exclude_systems, aggregates, method, by, higher_better, options, labels):
+def _scatter(files, inputs, aggregates, method, ranking, options, labels):
     from ..figures.data import scatter_panels
 
     from .correlate import _from_groups, _from_tables
@@ -178,16 +175,16 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
     if len(labels) > 2:
         raise click.UsageError("plot scatter takes at most two --label values (x, then y)")
     if aggregates:
-        pairs = _from_tables(files, by)
+        pairs = _from_tables(files, ranking.by)
         names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
     else:
-        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)[0]
+        pairs = _from_groups(inputs, method, ranking, options)[0]
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
     panels = scatter_panels(pairs)
     if not panels:
         _common.warn("no system scored on both sides; the figure is empty")
     for panel in panels:
-        where = ", ".join(f"{b}={k}" for b, k in zip(by, panel.key))
+        where = ", ".join(f"{b}={k}" for b, k in zip(ranking.by, panel.key))
         if not panel.items:
             _common.warn(f"{where + ': ' if where else ''}no system scored on both sides; the panel is empty")
         if panel.unmatched:

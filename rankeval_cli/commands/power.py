@@ -58,8 +58,8 @@ def _variance(ctx, param, value):
 @click.option("--pairs", is_flag=True, help="Per run against the first: its own power.")
 @click.option("--all-pairs", is_flag=True, help="As --pairs, for every pair.")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, measures, qrels, items_are_systems,
-            value_column, by, designs, difference, alpha, target, variance, systems, topics, pairs, all_pairs):
+def command(inputs, output, measures, qrels, items_are_systems, value_column, by, designs, difference, alpha, target,
+            variance, systems, topics, pairs, all_pairs):
     """Topic set size and power (Sakai 2016; Webber, Moffat & Zobel 2008).
 
     From the variance of existing runs (TREC runs with --qrels, MT systems
@@ -77,7 +77,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     if difference is None:
         raise click.UsageError("give --difference D (the difference to detect; ci: the width)")
     given = isinstance(variance, float)
-    if given and (files or qrels):
+    if given and (inputs.files or qrels):
         raise click.UsageError("--variance V replaces the data: give either a number or FILES, not both")
     if (pairs or all_pairs) and given:
         raise click.UsageError("--pairs needs the runs of the finished comparison (FILES)")
@@ -87,8 +87,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         rows.extend(_plan_row({}, None, P.Variances(systems or 2, None, variance, variance, 2 * variance), designs,
                               requirement, systems, topics))
     else:
-        for key, measure, names, matrix in _matrices(files, qrels, measures, items_are_systems, value_column, by,
-                                                     input_format, exclude_systems):
+        for key, measure, names, matrix in _matrices(inputs, qrels, measures, items_are_systems, value_column, by):
             head = dict(zip(by, key)) | {"measure": measure}
             if pairs or all_pairs:
                 rows.extend(_pair_rows(head, names, matrix, all_pairs, requirement))
@@ -100,19 +99,19 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                 continue
             rows.extend(_plan_row(head, variance, P.variance_estimates(complete), designs, requirement, systems,
                                   topics))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(rows)
 
 
-def _matrices(files, qrels, measures, items_are_systems, value_column, by, input_format, exclude_systems):
+def _matrices(inputs, qrels, measures, items_are_systems, value_column, by):
     """(by key, measure, system names, systems × topics matrix) of the data."""
     from . import _comparison
 
     if items_are_systems:
         if qrels:
             raise click.UsageError("--qrels does not apply to --items-are-systems")
-        for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems,
-                                                              value_column or "pred", by, require_two=False).items():
+        for key, (names, matrix) in _comparison.item_matrices(inputs, value_column or "pred", by,
+                                                              require_two=False).items():
             yield key, value_column or "pred", names, matrix
         return
     if value_column is not None:
@@ -120,14 +119,16 @@ def _matrices(files, qrels, measures, items_are_systems, value_column, by, input
     _ir.no_by(by)
     import numpy as np
 
+    from ..ir.sources import Runs, evaluation_settings
+    from ..ir.systems import system_matrix
+
     parsed = _ir.parse_measures(measures, IR_COMPARE_MEASURES)
-    settings = _ir.Settings()
-    opened = None if qrels else _ir.stream_files(_common.read_inputs(files, input_format, exclude_systems))
-    systems, _ = _ir.run_systems(files if opened is None else opened, qrels, parsed, settings, input_format,
-                                 exclude_systems, ())
+    settings = evaluation_settings()
+    runs = Runs(files=tuple(inputs.files), qrels=qrels) if qrels else Runs(batches=inputs.read())
+    systems, _ = _ir.run_systems(runs, parsed, settings)
     names = [name for name, _ in systems]
     for m in parsed:
-        yield (), m.name, names, np.vstack(_ir.system_matrix(systems, m, settings).raws)
+        yield (), m.name, names, np.vstack(system_matrix(systems, m, settings).raws)
 
 
 def _plan_row(head: dict, source, variances, designs, requirement, systems, topics) -> list[dict]:

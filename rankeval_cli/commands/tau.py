@@ -49,8 +49,8 @@ def variant_option(default=TAU_VARIANT.default, help_text=TAU_VARIANT.help, alia
                    "DA scores used 25). Counts pair by pair; p is not given.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, variant, average, per_group,
-            higher_better, by, calibrate_ties, epsilon, min_diff, ci, bootstrap, seed):
+def command(inputs, output, variant, average, per_group, higher_better, by, calibrate_ties, epsilon, min_diff,
+            resampling):
     """Kendall's tau between gold and pred within each group.
 
     Pairs are counted over the items of a group whose gold and pred are both
@@ -98,7 +98,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     """
     from ..measures.tau import CALIBRATED, tau_partitions
     from ..partition import keyed
-    from ..signature import signature
+    from ..signature import exclusion, signature
 
     if calibrate_ties and variant not in CALIBRATED:
         raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")
@@ -110,11 +110,11 @@ def command(files, input_format, exclude_systems, output, output_format, variant
         raise click.UsageError("--epsilon and --min-diff do not apply to --tau-variant c (its denominator counts "
                                "distinct values)")
 
-    resampling = _ci.resolve(ci, bootstrap, seed)
+    resampling = resampling.resolved()
     kept: dict = {}  # key -> per-group statistics for the bootstrap
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    with _common.output_stream(output) as out:
-        rows_out = _common.record_writer(out, output_format) if per_group else None
+    batches = inputs.read()
+    with output.stream() as out:
+        rows_out = _common.record_writer(out, output.format) if per_group else None
 
         def on_groups(key, rows):
             if rows_out:
@@ -127,7 +127,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
                                    min_diff=min_diff)
         sig = signature("tau", ties=variant, avg=average, scores=higher_better, calibrated=calibrate_ties or None,
                         eps=epsilon, min_diff=min_diff,
-                        exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
+                        exclude=exclusion(inputs.exclude_systems), **(resampling.signature() if resampling else {}))
         records, skipped = [], 0
         for key, summary in summaries.items():
             record = _summary_record(summary, average, sig)
@@ -135,7 +135,7 @@ def command(files, input_format, exclude_systems, output, output_format, variant
                 record = _with_intervals(record, variant, average, kept.get(key) or _new_columns(), resampling)
             records.append(keyed(record, by, key))
             skipped += summary.skipped
-        _position.write_summary(out, records, output_format, per_group, rows_out)
+        _position.write_summary(out, records, output.format, per_group, rows_out)
     if skipped:
         noun = "item" if skipped == 1 else "items"
         _common.warn(f"skipped {skipped} {noun} lacking a gold or pred value")
