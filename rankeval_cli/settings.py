@@ -15,7 +15,7 @@ from .vocabulary import DEFAULT_TIE_POLICY
 class Positions:
     """How a measure of rank positions (RR, NDCG, ERR, rankDCG, BPH) reads a group: the order of
     tied predictions, what gold holds, whether values are scores, and items without a prediction
-    (docs/definitions.md#ties)."""
+    (docs/definitions.md#tie-policy)."""
 
     tie_policy: str = DEFAULT_TIE_POLICY
     relevance: str = "ranks"

@@ -14,7 +14,7 @@ from typing import Callable
 import click
 
 from .. import vocabulary
-from . import _common
+from . import _ci, _common, _ir
 from ._groups import option_group
 
 
@@ -57,8 +57,6 @@ def measure_options(per_group_columns: str):
     """The options every rank-position command starts with: inputs, output (summaries, or trec_eval's
     lines), parallel work, the position options (per-group rows of these columns), TREC input."""
     def decorate(f):
-        from . import _ir
-
         f = _ir.ir_options(f)
         f = position_options(per_group_columns)(f)
         f = _common.jobs_options(f)
@@ -92,8 +90,8 @@ class MeasureSettings:
     inputs: _common.Inputs
     output: _common.Output
     position: PositionOptions
-    ir: object  # _ir.IROptions
-    resampling: object  # _ci.ResamplingOptions
+    ir: _ir.IROptions
+    resampling: _ci.ResamplingOptions
 
 
 @dataclass(frozen=True)
@@ -113,8 +111,6 @@ class MeasureCommand:
 def run_measure(command: MeasureCommand, settings: MeasureSettings) -> None:
     """A measure command: TREC runs (or a ``convert --from trec`` stream) evaluated as IR runs,
     else the mean over the groups of the stream."""
-    from . import _ir
-
     route = _ir.route(settings.inputs, settings.ir, output_format=settings.output.format)
     if not route.is_ir:
         return run_mean(command, route.batches, settings)

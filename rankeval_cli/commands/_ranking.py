@@ -126,14 +126,13 @@ def run_and_write(inputs, output, aggregation: Aggregation, resampling, single_s
     bootstrap, seed, level = ((resampling.replicates, resampling.seed, resampling.level) if resampling
                               else (0, single_seed, None))
     rankings = compute(inputs.read(), aggregation, bootstrap, seed, level=level)
-    a = aggregation
     if output.format == "trec":
         with output.stream() as out:
-            write_rankings_as_run(out, rankings, a.method)
+            write_rankings_as_run(out, rankings, aggregation.method)
         return
     with output.stream() as out, _common.record_writer(out, output.format) as writer:
-        writer.write_many(ranking_records(rankings, a.by, a.column, a.method, a.keywords, seed=seed, level=level,
-                                         command=a.command))
+        writer.write_many(ranking_records(rankings, aggregation.by, aggregation.column, aggregation.method,
+                                         aggregation.keywords, seed=seed, level=level, command=aggregation.command))
 
 
 def write_rankings_as_run(out, rankings, method):
@@ -162,15 +161,15 @@ def compute(batches, aggregation: Aggregation, bootstrap: int, seed: int, level=
     from ..errors import DataError
     from ..pipeline import phase
 
-    a = aggregation
+    method, by, higher_better = aggregation.method, aggregation.by, aggregation.higher_better
     try:
-        with phase(f"{a.method}" + (f" x {bootstrap} replicates" if bootstrap else "")):
-            rankings = aggregate(batches, a.method, column=a.column, by=a.by, gold_higher_better=a.higher_better,
-                                 pred_higher_better=a.higher_better, bootstrap=bootstrap, seed=seed,
-                                 level=level or DEFAULT_LEVEL, **a.keywords)
+        with phase(f"{method}" + (f" x {bootstrap} replicates" if bootstrap else "")):
+            rankings = aggregate(batches, method, column=aggregation.column, by=by, gold_higher_better=higher_better,
+                                 pred_higher_better=higher_better, bootstrap=bootstrap, seed=seed,
+                                 level=level or DEFAULT_LEVEL, **aggregation.keywords)
     except TooManyItems as exc:
         raise DataError(f"{exc} (--approximate)") from None
-    report_counts(rankings, a.by, _common.warn)
+    report_counts(rankings, by, _common.warn)
     if not rankings:
         _common.warn("no ranked groups in the input")
     return rankings

@@ -99,6 +99,7 @@ def command(inputs, output, variant, average, per_group, higher_better, by, cali
     from ..measures.tau import CALIBRATED, tau_partitions
     from ..partition import keyed
     from ..signature import exclusion, signature
+    from ..stats.intervals import TauAverages
 
     if calibrate_ties and variant not in CALIBRATED:
         raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")
@@ -120,7 +121,7 @@ def command(inputs, output, variant, average, per_group, higher_better, by, cali
             if rows_out:
                 rows_out.write_many(rows.records())
             if resampling:
-                _keep(kept.setdefault(key, _new_columns()), rows, average)
+                kept.setdefault(key, TauAverages(variant, average)).keep(rows)
 
         summaries = tau_partitions(batches, variant, by, on_groups=on_groups,
                                    calibrate=average if calibrate_ties else None, epsilon=epsilon,
@@ -132,49 +133,13 @@ def command(inputs, output, variant, average, per_group, higher_better, by, cali
         for key, summary in summaries.items():
             record = _summary_record(summary, average, sig)
             if resampling:
-                record = _with_intervals(record, variant, average, kept.get(key) or _new_columns(), resampling)
+                record = (kept.get(key) or TauAverages(variant, average)).with_intervals(record, resampling)
             records.append(keyed(record, by, key))
             skipped += summary.skipped
         _position.write_summary(out, records, output.format, per_group, rows_out)
     if skipped:
         noun = "item" if skipped == 1 else "items"
         _common.warn(f"skipped {skipped} {noun} lacking a gold or pred value")
-
-
-def _new_columns():
-    from ..stats.resample import GroupColumns
-
-    return GroupColumns()
-
-
-def _keep(columns, rows, average: str) -> None:
-    """Keep a batch's per-group pair counts (micro) and/or taus (macro) for the bootstrap."""
-    from ..stats.resample import tau_raw
-
-    if average != "macro":
-        columns.add("micro", tau_raw(rows.counts))
-    if average != "micro":
-        columns.add("macro", rows.tau)
-
-
-def _with_intervals(record: dict, variant: str, average: str, columns, resampling) -> dict:
-    """The record with <avg>_ci_low, <avg>_ci_high after each average's value."""
-    from ..stats.resample import MeanStat, TauMicroStat, bootstrap_intervals
-
-    averages = TAU_AVERAGES if average == "both" else (average,)
-    stats = {"micro": TauMicroStat(variant), "macro": MeanStat()}
-    from ..pipeline import phase
-
-    with phase(f"bootstrap ({resampling.replicates} replicates)"):
-        intervals = bootstrap_intervals([stats[a] for a in averages], [columns.get(a) for a in averages],
-                                        resampling.level, resampling.replicates, resampling.seed)
-    bounds = dict(zip(averages, intervals))
-    out = {}
-    for key, value in record.items():
-        out[key] = value
-        if key in bounds:
-            out[f"{key}_ci_low"], out[f"{key}_ci_high"] = bounds[key]
-    return out
 
 
 def _summary_record(summary, average: str, sig: str) -> dict:
