@@ -143,6 +143,15 @@ BT_TIES = ("ignore", "half")
 RANK_BY = ("z", "raw")
 Z_PROTOCOLS = ("wmt20-23", "wmt24")
 
+# --- agreement between runs and reproducibility ---------------------------------------------------
+
+#: ``agree``'s measures (RBO's four values are rbo_ext, rbo_min, rbo_max, rbo_res)
+AGREEMENT_MEASURES = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
+#: RBO's tie variants (Corsi & Urbano 2024)
+RBO_TIES = ("w", "a", "b")
+#: ``repro``'s IR measures when -m is not given
+REPRO_MEASURES = ("map", "P_10", "ndcg")
+
 # --- meta-evaluation -------------------------------------------------------------------------------
 
 #: how segment statistics group the cells

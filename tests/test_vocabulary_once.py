@@ -3,7 +3,8 @@ the same strings anywhere else in the package is a second copy (import the name 
 command modules name their choices instead of spelling them, and docs/vocabulary.md's table of
 values is the module's.
 
-A dict keyed by a vocabulary's values is not a copy: it is the table of what each value does,
+Fusion methods and normalizations are the fusion table's (rankeval_cli/aggregate/fusion/table.py),
+which the commands read. A dict keyed by a vocabulary's values is not a copy: it is the table of what each value does,
 written where it is implemented (a tau variant's formula, a trec_eval -R format's reader).
 """
 
@@ -21,11 +22,6 @@ PACKAGE = Path(rankeval_cli.__file__).resolve().parent
 ROOT = PACKAGE.parent
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "vocabulary.py")
 COMMANDS = sorted((PACKAGE / "commands").glob("*.py"))
-#: module constants of the command layer that repeat a library module's, with the reason they may, for now
-KNOWN_COPIES = {
-    ("aggregate.py", "FUSION_NAMES"): "fusion methods: aggregate/'s fusion table, which the fusion options will read",
-    ("aggregate.py", "NORMALIZATIONS"): "fusion normalizations: the same table",
-}
 
 
 def _strings(node) -> frozenset | None:
@@ -92,16 +88,8 @@ def test_command_constants_repeat_no_library_constant():
     for path in COMMANDS:
         for node in _parsed(path).body:
             values = _strings(node.value) if isinstance(node, ast.Assign) else None
-            if values in library:
-                name = ast.unparse(node.targets[0])
-                assert (path.name, name) in KNOWN_COPIES, \
-                    f"{path.relative_to(ROOT)}:{node.lineno}: {name} repeats {library[values]}"
-
-
-def test_no_known_copy_is_stale():
-    for (module, name), _reason in KNOWN_COPIES.items():
-        assert f"\n{name} = (" in (PACKAGE / "commands" / module).read_text(encoding="utf-8"), \
-            f"commands/{module} no longer defines {name}: drop it from KNOWN_COPIES"
+            assert values not in library, \
+                f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node.targets[0])} repeats {library[values]}"
 
 
 def test_docs_list_the_vocabulary_values():
