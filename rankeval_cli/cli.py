@@ -29,6 +29,7 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "judges": "Candidate qrels (LLM, crowd) against reference qrels.",
     "agree": "Agreement between runs: RBO with ties, tau, overlap.",
     "repro": "Reproducibility of runs: KTU, RBO, RMSE, ER, DeltaRI.",
     "power": "Topic set size and power of a comparison.",
@@ -48,7 +49,7 @@ TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
     ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
-    ("Meta-evaluation of MT metrics", ("meta-eval",)),
+    ("Meta-evaluation (MT metrics, relevance judges)", (("meta-eval", "judges"),)),
     ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
@@ -58,6 +59,7 @@ SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with 
                 ("agree", "repro"): "Runs: agreement (RBO, tau), reproducibility.",
                 ("compare", "power"): "Paired tests of systems; topic set size, power.",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
+                ("meta-eval", "judges"): "WMT metrics table; candidate qrels vs reference qrels.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
 

@@ -183,7 +183,7 @@ DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 TREC_REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 TREC_RESULTS_FORMATS = ("trec_results",)
 TREC_EVAL_VERSIONS = ("9", "10")
-PLOT_KINDS = ("ranking", "scatter", "distribution")
+PLOT_KINDS = ("ranking", "scatter", "distribution", "confusion")
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PLOT_STYLES = ("box", "violin")
 #: ``table --best``: which value of a column is bold

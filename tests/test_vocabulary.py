@@ -212,6 +212,7 @@ OUTPUT_RUNS = {
     "learn features": [["--no-bleu", "--intra-set", "tgt@unk", JCML]],
     "learn predict": [["--model", "{model}", JCML]],
     "table": [["{summary}"]],
+    "judges": [["--qrels", QRELS, "--candidate", QRELS, *FEW, "--per-group", RUN, RUN2]],
 }
 #: the input of a run when it is not TSV above
 JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
