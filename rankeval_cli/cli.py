@@ -105,6 +105,14 @@ class LazyGroup(click.Group):
                     formatter.write(f"{'':>{formatter.current_indent}}{name:<{width}}{text}\n")
 
 
+def call_body(command: click.Command, **params):
+    """Run a command's body with click's parameters by name, its option groups built and its errors
+    raised (not mapped to exit statuses): how :func:`rankeval_cli.api.evaluate` runs a command."""
+    from .commands._groups import call
+
+    return call(command.callback, **params)
+
+
 def _module(name: str) -> str:
     """The module of a command: ``meta-eval`` lives in ``meta_eval.py``."""
     return name.replace("-", "_")

@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from .errors import DataError
 from .formats.summary_reader import OLD_COLUMNS, read_summaries, strict_number
 from .inputs import source_name
+from .vocabulary import EFFECTS, TAU_AVERAGES
 
 KEY_COLUMNS = ("level", "system", "metric")
 P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
 VALUE_COLUMNS = ("value",)
-#: effect sizes a table can show beside the value (compare's columns)
-EFFECTS = ("delta", "d_z", "g_z", "es_e")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization":
               "paired randomization test", "bootstrap": "paired bootstrap test", "tukey": "Tukey's HSD",
               "randomized_tukey": "randomized Tukey HSD", "permutation": "permutation test", "value": "test"}
@@ -225,7 +224,7 @@ def _cells(record: dict, label: str, value_column: str | None, number):
         yield (str(measure) if measure is not None else label), Cell(
             number(record[name], name), ci if None not in ci else None, p, cluster)
         return
-    for average in ("micro", "macro"):  # tau summaries
+    for average in TAU_AVERAGES:  # tau summaries
         if average in record:
             ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
             # tau's p_independence is not a comparison: no mark (as before 1.0, when it was named p)

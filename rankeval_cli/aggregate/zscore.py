@@ -39,12 +39,10 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from ..vocabulary import RANK_BY, Z_PROTOCOLS  # protocols: wmt20-23, this module's steps; wmt24, .wmt24
 from .judgments import Cells, ZRanking, checked_scores, collect, id_order
 from .wmt24 import DEFAULT_TEST_METHOD, rank_cells_wmt24
 
-RANK_BY = ("z", "raw")
-#: wmt20-23: this module's steps; wmt24: :mod:`.wmt24`
-PROTOCOLS = ("wmt20-23", "wmt24")
 DEFAULT_ALPHA = 0.05
 #: bootstrap replicates per work unit
 REPLICATES_PER_UNIT = 250
@@ -223,8 +221,8 @@ def rank_stream(batches: Iterable, *, by: Iterable[str] = (), higher_better: boo
     >>> r.systems, r.raw.tolist(), [round(v, 6) for v in r.z.tolist()]
     (['A', 'B'], [75.0, 55.0], [0.774597, -0.774597])
     """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
+    if protocol not in Z_PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(Z_PROTOCOLS)}, not {protocol!r}")
     wmt24 = protocol == "wmt24"
     if wmt24 and shared_segments:
         raise ValueError("the wmt24 protocol always tests on the shared segments (paired tests)")

@@ -15,15 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..vocabulary import AGREEMENT_MEASURES as MEASURES
 from . import between
-
-#: measure names of ``rankeval agree`` (RBO's four values are rbo_ext, rbo_min, rbo_max, rbo_res)
-MEASURES = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
 
 
 @dataclass(frozen=True)
 class AgreementSettings:
-    measures: tuple = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
+    measures: tuple = MEASURES
     p: float = 0.9
     variant: str = "a"
     depth: int | None = None  # RBO on the first ``depth`` documents

@@ -27,7 +27,6 @@ import contextlib
 import math
 import re
 
-FORMATS = ("png", "svg", "pdf")
 BAND = "#e8e8e8"
 COLOR = "#1f4e79"
 

@@ -13,6 +13,7 @@ from typing import Iterable, Iterator
 from ..batch import Batch
 from ..errors import DataError
 from ..inputs import decompressing, open_binary, source_name
+from ..vocabulary import CANONICAL_FORMATS
 from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
@@ -37,9 +38,6 @@ WRITERS = {
     "jsonl": "jsonl:write_jsonl",
     "jcml": "jcml:write_jcml",
 }
-
-#: the canonical stream formats every subcommand reads and writes.
-CANONICAL = ("tsv", "jsonl")
 
 
 def _load(table: dict, name: str, kind: str):
@@ -83,7 +81,7 @@ def _head(stream) -> bytes:
         return b""
 
 
-def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iterator[Batch]:
+def read(source, fmt: str | None = None, sniffable=CANONICAL_FORMATS, **options) -> Iterator[Batch]:
     """Stream checked batches from ``source`` in format ``fmt`` (sniffed when None/auto).
 
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an

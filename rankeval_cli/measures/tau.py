@@ -46,22 +46,14 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..exactsum import ExactSum
+from ..vocabulary import CALIBRATED_VARIANTS as CALIBRATED
+from ..vocabulary import TAU_ALIASES as ALIASES
+from ..vocabulary import TAU_AVERAGES as AVERAGES
+from ..vocabulary import TAU_VARIANTS as VARIANTS
 from .pair_thresholds import (best_epsilon, categories, check_pair_memory, check_pair_options, gold_absdiff,
                               plain_counts, thresholded_counts)
 from .pairs import PairCounts, pair_counts, pair_table
 
-VARIANTS = ("penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq", "acc-eq")
-ALIASES = {
-    **{f"wmt{y:02d}": "penalize" for y in range(8, 13)},
-    "darr": "penalize",
-    "wmt13": "ignore",
-    "wmt15": "wmt14",
-    "wmt16": "wmt14",
-    "tau-a": "a", "tau-b": "b", "tau-c": "c",
-    "tau-eq": "eq", "tau23": "eq", "acc23": "acc-eq",
-}
-CALIBRATED = ("eq", "acc-eq")
-AVERAGES = ("micro", "macro")
 #: Tie calibration holds every pair in memory (about 17 bytes each).
 CALIBRATION_MAX_PAIRS = 20_000_000
 _COUNTS = ("C", "D", "T_h", "T_m", "T_hm")
