@@ -11,9 +11,10 @@ from __future__ import annotations
 import click
 
 from ..ir.trec_eval_argv import LONG, SHORT, TIE_POLICIES, ArgError, getopt, run, settings  # noqa: F401
+from ..vocabulary import TREC_EVAL_VERSIONS, TREC_REL_FORMATS, TREC_RESULTS_FORMATS
 from . import _common
 
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+REL_FORMATS = TREC_REL_FORMATS
 
 
 def _configure_executor(**settings):
@@ -59,11 +60,11 @@ class GetoptCommand(click.Command):
 @click.option("-J", "--Judged_docs_only", "judged", is_flag=True, help="Drop the unjudged documents first.")
 @click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(REL_FORMATS), default="qrels",
               help="Format of QRELS.")
-@click.option("-T", "--Results_format", "results_format", type=click.Choice(("trec_results",)),
+@click.option("-T", "--Results_format", "results_format", type=click.Choice(TREC_RESULTS_FORMATS),
               default="trec_results", help="Format of the runs.")
 @click.option("-Z", "--Zscore", "zscores", metavar="FILE", help="Z-scores against FILE (qid measure mean sd).")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the emulated version and exit.")
-@click.option("--trec-eval-version", "version", type=click.Choice(("9", "10")), default="10",
+@click.option("--trec-eval-version", "version", type=click.Choice(TREC_EVAL_VERSIONS), default="10",
               help="Reproduce trec_eval 9.0.8 or 10.0 [default: 10].")
 @click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default="trec",
               help="Order of tied scores [default: trec].")

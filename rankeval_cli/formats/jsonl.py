@@ -19,7 +19,7 @@ import numpy as np
 
 from ..batch import Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import _non_blank_lines, decode, open_binary, read_blocks, source_name
+from ..inputs import decode, non_blank_lines, open_binary, read_blocks, source_name
 from . import jsonl_arrow
 from .columns import format_numbers
 
@@ -57,7 +57,7 @@ def read_jsonl(source, **_options) -> Iterator[Batch]:
                 batches, extras = fast
                 yield from batches
                 continue
-            for number, text in _non_blank_lines(decode(block, name, first_line), first_line):
+            for number, text in non_blank_lines(decode(block, name, first_line), first_line):
                 if text.strip():
                     pending.append((number, text))
                     held += len(text)

@@ -23,20 +23,20 @@ trec_eval 10.0's rules, from its ``trec_eval.c``, ``meas_*.c`` and ``measures.c`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import DataError
-from ..formats.trec_fields import c_readings
-from ..formats.trec_repeats import allowing_repeats
+from ..formats.trec.fields import c_readings
+from ..formats.trec.repeats import allowing_repeats
 from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
 from ..measures.trec.params import ParamError, parse_params
 from .judgments import judgment_group_batch, preference_batch, query_list, read_rel_info, stand_in
 from .rankings import BATCH_ROWS, concatenated, float32_order, with_float_blocks
 from .run_records import trec_eval_lines
+from .trec_eval_edges import TrecEvalStop, refuse_comments, stop_at  # noqa: F401  (the first two: API)
 
 #: what ``-v`` reports per emulated version
 VERSION_STRINGS = {10: "10.0-rc3", 9: "9.0.8"}
@@ -47,38 +47,6 @@ MISSING_ZSCORE = -1000000.0
 
 class TrecEvalError(ValueError):
     """A usage error in trec_eval's terms (its message)."""
-
-
-class TrecEvalStop(DataError):
-    """Where trec_eval stops on its input with an exit status of its own (4: "Can't calculate
-    measure"; 2: "Malformed line"): the same status."""
-
-    def __init__(self, message: str, source: str | None = None, line: int | None = None, status: int = 4):
-        super().__init__(message, source, line)
-        self.exit_status = status
-
-
-#: comment lines as trec_eval 10.0 skips them: in judgments ``#`` in column 0, in runs the first
-#: byte that is not white space
-COMMENT = {"judgments": re.compile(rb"(?m)^#"), "run": re.compile(rb"(?m)^[ \t\v\f\r]*#")}
-
-
-def refuse_comments(path: str, kind: str) -> None:
-    """trec_eval 9.0.8 reads no comment line: it stops at the first ("Malformed line", exit 2).
-    (It reads a comment line holding exactly a data line's fields as data; rankeval refuses that
-    one too.) A run on stdin is not checked."""
-    from ..textio import is_regular_file, open_binary, read_blocks, source_name
-
-    if not is_regular_file(path):
-        return
-    name = source_name(path)
-    with open_binary(path) as stream:
-        for block, first_line in read_blocks(stream, name):
-            found = COMMENT[kind].search(block)
-            if found:
-                line = first_line + block.count(b"\n", 0, found.start())
-                raise TrecEvalStop("Malformed line: trec_eval 9.0.8 reads no comment lines (10.0 skips them)",
-                                   name, line, status=2)
 
 
 @dataclass
@@ -252,17 +220,17 @@ class _Evaluator:
         join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         need_documents = self.reads != "qrels" or o.version < 10
-        with allowing_repeats(), c_readings():  # trec_eval decides per query, after -M (_stop); atof/atol
+        with allowing_repeats(), c_readings():  # trec_eval decides per query, after -M (stop_at); atof/atol
             return self._read(run_path, join_qrels, simple, need_documents)
 
     def _read(self, run_path, join_qrels, simple, need_documents) -> Evaluation:
-        from ..formats import trec
+        from ..formats.trec.streaming import stream_join
         from ..measures.ir import ranking_from_joined
 
         o = self.options
         runid = None
         pending, rows = [], 0
-        for joined, part in trec.stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
+        for joined, part in stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
                                              all_queries=o.complete):
             if joined is None:  # the run is read again whole
                 self.rows, self.repeats, pending, rows = [], {}, [], 0
@@ -349,7 +317,7 @@ class _Evaluator:
                     column = np.concatenate([columns[name] for _, columns in self.rows]) if self.rows else np.zeros(0)
                     values[name] = column[np.array(order, dtype=np.int64)] if len(order) else column
         if self.reads == "qrels":
-            stop = _stop(self.requests, self.rel_info, [qids[i] for i in order], values,
+            stop = stop_at(self.requests, self.rel_info, [qids[i] for i in order], values,
                          (self.repeats, run_name, self.options.max_docs))
             positive = int((self.rel_info.grade > 0).sum())
         elif self.reads == "qrels_jg":
@@ -358,56 +326,6 @@ class _Evaluator:
             positive = 0
         return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive,
                           stop if self.reads == "qrels" else None)
-
-
-#: measures that do not read the ranking (trec_eval computes them without te_form_res_rels)
-NO_RANKING = ("runid", "num_q")
-
-
-def _stop(requests, qrels, qids: list, values: dict, run):
-    """Where trec_eval stops evaluating the run (exit status 4), as (query index, TrecEvalStop), or
-    None: the first query whose levels are stale (:func:`_stale_levels`) or whose ranking cut at
-    ``-M`` holds a docno twice (``form_res_rels.c``); measures that read no ranking never stop.
-    ``run``: the run's repeated docnos (``Joined.repeats``), its name and ``-M``."""
-    repeats, run_name, max_docs = run
-    first_stale = _stale_levels(qids, qrels, values)
-    if not qids or not any(d.name not in NO_RANKING for d, _ in requests):
-        return None
-    name = next(d.name for d, _ in requests if d.name not in NO_RANKING)
-    if first_stale:
-        return 0, TrecEvalStop(f"query {qids[0]}, the first evaluated, holds no judgment of 0 or more: trec_eval "
-                               f"stops here (\"Can't calculate measure '{name}'\", exit status 4)", qrels.source)
-    for i, q in enumerate(qids):
-        repeat = repeats.get(q)
-        if repeat is not None and (max_docs is None or repeat[0] < max_docs):
-            _, docno, line, first = repeat
-            return i, TrecEvalStop(f"docno {docno.decode('utf-8', 'replace')} retrieved twice for query {q} (first at "
-                                   f"line {first}): trec_eval stops here, after the queries before (\"duplicate "
-                                   f"docs\", exit status 4)", run_name, line)
-    return None
-
-
-def _stale_levels(qids: list, qrels, values: dict) -> bool:
-    """trec_eval's ``form_res_rels.c`` on a query whose judgments are all negative (none is 0 or
-    more): it counts no relevance level, so it leaves its saved levels as the query before set
-    them. The first query evaluated then has none (True is returned: trec_eval stops,
-    "Can't calculate measure", before printing anything). A later query computes ideal_dcg from
-    the previous query's levels (set here; the other measures read the levels only through gains
-    of retrieved judged documents, of which it has none, or through counts below the relevance
-    level, which it reads past its array where the level exceeds its grades: undefined, so
-    rankeval keeps its own value there)."""
-    if not qids:
-        return False
-    has_levels = np.add.reduceat((qrels.grade >= 0).astype(np.int64), qrels.offsets[:-1]) > 0 \
-        if len(qrels.grade) else np.zeros(len(qrels.qids), bool)
-    index = {q: i for i, q in enumerate(qrels.qids)}
-    stale = [not has_levels[index[q]] for q in qids]
-    column = values.get("ideal_dcg")
-    if column is not None:
-        for i in range(1, len(qids)):
-            if stale[i]:
-                column[i] = column[i - 1]
-    return stale[0]
 
 
 def _clean_bogus(columns: dict) -> None:
@@ -443,7 +361,7 @@ def reports(options: Options, rel_path: str, run_paths, rel_info=None):
     run's text yielded as soon as it and the runs before it are done. A run on stdin or
     another stream is read in this process, and then every run is."""
     from ..executor import imap_units
-    from ..textio import is_regular_file
+    from ..inputs import is_regular_file
 
     in_line = not all(is_regular_file(path) for path in run_paths)
     yield from imap_units(_report_unit, list(run_paths), shared=(options, rel_path, rel_info),
@@ -463,7 +381,7 @@ def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str
     if not evaluation.qids:
         raise DataError("no queries with both results and relevance info", run_path)
     if options.zscores is not None:
-        from ..formats.zscores import read_zscores
+        from ..formats.trec.zscores import read_zscores
 
         zscores(evaluation, read_zscores(options.zscores))
     if evaluation.stop is not None:  # trec_eval's -q lines of the queries before, then exit 4

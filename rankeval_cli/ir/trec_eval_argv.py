@@ -9,6 +9,9 @@ into click's usage errors, exit 2).
 
 from __future__ import annotations
 
+from ..vocabulary import TIE_POLICIES as _POLICIES
+from ..vocabulary import TREC_EVAL_VERSIONS, TREC_TIE_POLICY
+
 #: trec_eval's option string and long options, and rankeval's own
 SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
 LONG = {  # name -> (takes a value, the short option it stands for)
@@ -20,8 +23,8 @@ LONG = {  # name -> (takes a value, the short option it stands for)
     "trec-eval-version": (True, "trec-eval-version"), "tie-policy": (True, "tie-policy"),
     "jobs": (True, "jobs"), "scheduler": (True, "scheduler"),
 }
-TIE_POLICIES = ("trec", "pessimistic", "optimistic", "expected")
-VERSIONS = ("9", "10")
+#: trec_eval's own first
+TIE_POLICIES = (TREC_TIE_POLICY, *(p for p in _POLICIES if p != TREC_TIE_POLICY))
 
 #: trec_eval's options that set a value: flags, numbers (read as C's atol reads them), texts
 _FLAGS = {"v": "show_version", "q": "query", "c": "complete", "n": "nosummary", "J": "judged"}
@@ -113,7 +116,7 @@ def settings(opts) -> dict:
         elif key == "m":
             values["measures"].append(value)
         elif key == "trec-eval-version":
-            if value not in VERSIONS:
+            if value not in TREC_EVAL_VERSIONS:
                 raise ArgError(f"{value!r} is not 9 or 10", "'--trec-eval-version'")
             values["version"] = int(value)
         elif key == "tie-policy":

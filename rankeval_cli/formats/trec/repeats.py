@@ -1,6 +1,6 @@
 """A docno twice in one query's ranking, as ``rankeval trec_eval`` needs to know it.
 
-Every reader refuses such a run at the second line (:func:`rankeval_cli.formats.trec.join`).
+Every reader refuses such a run at the second line (:func:`rankeval_cli.formats.trec.join.join`).
 trec_eval instead checks each query when it evaluates it (``form_res_rels.c``), after sorting
 its ranking (score descending, docno descending) and cutting it at ``-M``, and only for
 measures that read the ranking; it then stops with exit status 4 after the queries before.
@@ -15,7 +15,7 @@ import contextvars
 
 import numpy as np
 
-from .byteids import same
+from ..byteids import same
 
 _ALLOWED = contextvars.ContextVar("rankeval_trec_repeats_allowed", default=False)
 

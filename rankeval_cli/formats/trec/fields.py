@@ -28,9 +28,9 @@ from itertools import islice
 
 import numpy as np
 
-from ..batch import offsets_from_sizes
-from ..errors import DataError
-from .numparse import parse_exact, parse_fields
+from ...batch import offsets_from_sizes
+from ...errors import DataError
+from ..numparse import c_atof, c_atol, parse_exact, parse_fields
 
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -320,7 +320,6 @@ def c_readings():
 
 
 def _c_read(buf, start, end, read) -> np.ndarray:
-    from ..measures.trec.params import c_atof, c_atol
 
     convert = c_atof if read == "atof" else c_atol
     texts = (bytes(buf[int(a):int(b)]).decode("latin-1") for a, b in zip(start.tolist(), end.tolist()))
