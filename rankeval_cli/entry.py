@@ -68,9 +68,9 @@ def _usage_error(name: str, exc) -> None:
     from click.utils import _detect_program_name
 
     from .cli import main as group
-    from .commands.trec_eval import command
 
-    ctx = click.Context(command, info_name=name, parent=click.Context(group, info_name=_detect_program_name()))
+    parent = click.Context(group, info_name=_detect_program_name())
+    ctx = click.Context(group.get_command(parent, name), info_name=name, parent=parent)
     if exc.hint is None:
         error = click.UsageError(str(exc), ctx)
     else:
