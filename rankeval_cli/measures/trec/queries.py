@@ -140,11 +140,12 @@ class QueryBatch:
 
     ``offsets``/``rel``: the ranked relevance values (after -M and -J); ``judged_offsets``/
     ``judged_grade``: every non-negative qrels grade of each query. ``tie_block`` numbers
-    the blocks of tied scores (read by the ``expected`` tie policy only).
+    the blocks of tied scores (read by the ``expected`` tie policy only); ``rel_max`` is the
+    top of ERR's grade scale.
     """
 
     def __init__(self, offsets, rel, judged_offsets, judged_grade, *, rel_level: int = 1, tie_block=None,
-                 expected: bool = False, num_docs_in_coll: int = 0, version: int = 10):
+                 expected: bool = False, num_docs_in_coll: int = 0, version: int = 10, rel_max: float = 4.0):
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.rel = np.asarray(rel, dtype=np.int64)
         self.judged_offsets = np.asarray(judged_offsets, dtype=np.int64)
@@ -154,6 +155,7 @@ class QueryBatch:
         self.expected = expected
         self.num_docs_in_coll = num_docs_in_coll
         self.version = version
+        self.rel_max = rel_max  # the top of ERR's grade scale (rankeval's ERR)
         self.n_queries = len(self.offsets) - 1
         self._cache: dict = {}
 
