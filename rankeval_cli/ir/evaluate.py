@@ -76,22 +76,44 @@ def measures_of(names) -> list:
                 if len(values) == 1:
                     raise UnknownMeasure(name, "a string per query; rankeval trec_eval prints it")
                 continue
-            if d is not None and d.reads not in ("qrels", "any"):
+            if d is not None and d.reads in ("qrels_jg", "prefs"):
                 raise UnknownMeasure(name, f"reads {d.reads} judgments (rankeval trec_eval -R {d.reads})")
             if m.name not in seen:
                 seen.add(m.name)
                 out.append(m)
+    reads = {m.definition.reads for m in out} - {"any"}
+    if "diversity" in reads and len(reads) > 1:
+        diverse = next(m.name for m in out if m.definition.reads == "diversity")
+        other = next(m.name for m in out if m.definition.reads not in ("diversity", "any"))
+        raise UnknownMeasure(diverse, f"it reads diversity qrels (qid subtopic docno judgment) and {other} "
+                                      "ordinary qrels: evaluate them in two commands")
     return out
 
 
-def evaluate(ranking, measures, settings: Settings) -> dict:
-    """measure name -> per-query values."""
+def read_judgments(path: str, measures):
+    """(the qrels the runs are joined with, what the measures that read more read): diversity qrels
+    when a measure reads them (then every measure does), else ordinary qrels."""
+    from functools import partial
+
+    from ..formats import trec
+
+    if any(m.definition.reads == "diversity" for m in measures):
+        from ..formats.diversity_qrels import read_diversity_qrels
+        from ..measures.families.diversity_batch import DiversityBatch
+
+        dq = read_diversity_qrels(path)
+        return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq)}
+    return trec.read_qrels(path), None
+
+
+def evaluate(ranking, measures, settings: Settings, extra=None) -> dict:
+    """measure name -> per-query values (``extra``: what the measures read besides qrels)."""
     from ..errors import DataError
     from ..measures.trec.engine import evaluate as evaluate_batch
 
     try:
         return evaluate_batch(ranking, measures, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
-                              gain=settings.gain, rel_max=settings.rel_max)
+                              gain=settings.gain, rel_max=settings.rel_max, extra=extra)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 
@@ -101,12 +123,11 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     message) hears of the run's queries that the qrels lack. The qrels are read once; the
     runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
     from ..executor import map_units
-    from ..formats import trec
     from ..textio import is_regular_file
 
-    qrels = trec.read_qrels(qrels_path)
+    qrels, extra = read_judgments(qrels_path, measures)
     in_line = not all(is_regular_file(path) for path in files)
-    out = map_units(_evaluate_run, list(files), shared=(qrels, measures, settings), label="runs",
+    out = map_units(_evaluate_run, list(files), shared=(qrels, extra, measures, settings), label="runs",
                     serial=in_line)
     for values in out:
         if values.skipped and warn is not None:
@@ -123,7 +144,7 @@ def _evaluate_run(shared, path: str) -> RunValues:
     from ..formats import trec
     from ..measures.ir import ranking_from_joined
 
-    qrels, measures, settings = shared
+    qrels, extra, measures, settings = shared
     values, tag = RunValues(path), None
     for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
         if joined is None:  # the run's queries are scattered: it is read again whole
@@ -132,7 +153,7 @@ def _evaluate_run(shared, path: str) -> RunValues:
         tag = tag or run.tag or None
         ranking = ranking_from_joined(joined)
         values.positive += int((ranking.judged_grade > 0).sum())
-        values.add(joined.qids, evaluate(ranking, measures, settings))
+        values.add(joined.qids, evaluate(ranking, measures, settings, extra))
         values.skipped += joined.skipped_queries
     values.source, values.label = path, tag or path
     values.sort()
@@ -185,4 +206,6 @@ def _subset(ranking, keep, depth):
     j_sizes = np.diff(ranking.judged_offsets)
     j_rows = np.repeat(keep, j_sizes)
     return Ranking(offsets_from_sizes(np.bincount(group[rows], minlength=q)[keep]), ranking.rel[rows],
-                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows])
+                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows],
+                   None if ranking.doc is None else ranking.doc[rows],
+                   None if ranking.judged_doc is None else ranking.judged_doc[j_rows])

@@ -90,6 +90,8 @@ class Ranking:
     tie_block: np.ndarray  # nondecreasing block number per row: rows of equal score share one
     judged_offsets: np.ndarray  # int64, Q + 1
     judged_grade: np.ndarray  # non-negative grades per query, highest first
+    doc: np.ndarray | None = None  # the qrels row of each retrieved row (−1: none), for diversity qrels
+    judged_doc: np.ndarray | None = None  # the qrels row of each judged grade
 
     @property
     def n_queries(self) -> int:
@@ -325,4 +327,5 @@ def ranking_from_rows(offsets, gold, pred, item, tie_policy: str):
 
 
 def ranking_from_joined(joined) -> Ranking:
-    return Ranking(joined.offsets, joined.rel, joined.tie_block, joined.judged_offsets, joined.judged_grade)
+    return Ranking(joined.offsets, joined.rel, joined.tie_block, joined.judged_offsets, joined.judged_grade,
+                   joined.qrels_row, joined.judged_row)

@@ -33,7 +33,11 @@ def reorder(ranking: Ranking, order: np.ndarray | None) -> Ranking:
     if order is None:
         return ranking
     return Ranking(ranking.offsets, np.asarray(ranking.rel)[order], np.asarray(ranking.tie_block)[order],
-                   ranking.judged_offsets, ranking.judged_grade)
+                   ranking.judged_offsets, ranking.judged_grade, _rows(ranking.doc, order), ranking.judged_doc)
+
+
+def _rows(values, rows):
+    return None if values is None else np.asarray(values)[rows]
 
 
 def ordered(ranking: Ranking, tie_policy: str) -> Ranking:
@@ -61,7 +65,8 @@ def subset(ranking: Ranking, keep: np.ndarray | None) -> Ranking:
     sizes = np.diff(ranking.offsets)
     group = np.repeat(np.arange(len(sizes)), sizes)
     return Ranking(offsets_from_sizes(np.bincount(group[keep], minlength=len(sizes))), np.asarray(ranking.rel)[keep],
-                   np.asarray(ranking.tie_block)[keep], ranking.judged_offsets, ranking.judged_grade)
+                   np.asarray(ranking.tie_block)[keep], ranking.judged_offsets, ranking.judged_grade,
+                   _rows(ranking.doc, keep), ranking.judged_doc)
 
 
 def cut(ranking: Ranking, depth: int | None = None, judged_only: bool = False) -> Ranking:
@@ -93,7 +98,7 @@ def remap_grades(ranking: Ranking, grade_map) -> Ranking:
     if np.any(new_rel != np.round(new_rel)) or np.any(grades != np.round(grades)):
         raise ValueError("gains must be integers (they replace the qrels grades)")
     return Ranking(ranking.offsets, new_rel.astype(np.int64), ranking.tie_block, ranking.judged_offsets,
-                   grades[order].astype(np.int64))
+                   grades[order].astype(np.int64), ranking.doc, _rows(ranking.judged_doc, order))
 
 
 def query_batch(ranking: Ranking, *, rel_level: int, tie_policy: str = "trec", **options) -> QueryBatch:
