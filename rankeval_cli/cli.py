@@ -32,6 +32,8 @@ COMMANDS = {
     "power": "Topic set size and power of a comparison.",
     "trec_eval": "trec_eval 10.0's command line and output, byte for byte.",
     "trec-eval": "The same as trec_eval.",
+    "ndeval": "ndeval's command line and output, byte for byte.",
+    "cwl_eval": "cwl_eval's command line and report (C/W/L).",
     "plot": "Figures: rankings, metric vs human, distributions.",
     "meta-eval": "The WMT22-24 metrics table (MQM, mt-metrics-eval).",
     "learn": "Train, apply, cross-validate rankers; BLEU features.",
@@ -44,16 +46,19 @@ COMMANDS = {
 #: not installed is skipped.
 TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
-    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
+    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), ("ndeval", "cwl_eval"), "ndcg",
+                                            ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
     ("Meta-evaluation of MT metrics", ("meta-eval",)),
-    ("Significance", ("compare", "power")),
+    ("Significance", (("compare", "power"),)),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
     ("Streams & shell", ("convert", "normalize", "completion")),
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
+                ("ndeval", "cwl_eval"): "ndeval's (diversity) and cwl_eval's outputs, the same.",
+                ("compare", "power"): "Paired significance tests; the topics a test needs.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
 
