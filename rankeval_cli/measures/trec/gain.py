@@ -459,11 +459,3 @@ def _spell_ndcg(name, p, version):
     return trec_value(name, "ndcg_cut", str(p["cutoff"]), version=version, grade_map=grade_map,
                       judged_only=p["judged_only"])
 
-
-@spelling("RBP", params=(CUTOFF, Param("p", "float", 0.8, "persistence"), REL), at="cutoff", peer="cwl_eval",
-          examples=("RBP(rel=1)", "RBP(p=0.5,rel=2)@20", "RBP", "RBP(p=0.9)"))
-def _spell_rbp(name, p, version):
-    """RBP(p=x): trec_eval's rbp.p=x over graded gains (ir_measures computes it only with ``rel``);
-    with ``rel``: binary gains (grade ≥ rel); ``@k``: the first k documents."""
-    grade_map = None if p["rel"] is None else ("binary", p["rel"])
-    return trec_value(name, "rbp", f"p={p['p']!r}", version=version, grade_map=grade_map, depth=p["cutoff"])
