@@ -25,7 +25,7 @@ import click
 WIDTH = 80
 #: options shared by many commands: named on one line in a command's --help
 COMMON = ("--input-format", "--exclude-systems", "-o", "--output", "--output-format", "--digits", "-j", "--jobs",
-          "--scheduler", "--rel-level", "--depth", "--all-queries")
+          "--scheduler", "--rel-level", "--depth", "--all-queries", "--doc-groups")
 #: where every option is described in full
 COMMON_NOTE = "every option in full: man {page}"
 

@@ -274,7 +274,9 @@ def test_ir_measures_parameters_become_settings():
     (j,) = parse("Judged@10")
     assert j.root == "judged" and j.params.named() == {"cutoff": 10}
     (r,) = parse("RBP(p=0.5,rel=2)@20")
-    assert r.root == "rbp" and r.params.values == (("p", 0.5),) and r.grade_map == ("binary", 2) and r.depth == 20
+    assert r.root == "rbp_cwl" and r.params.named() == {"p": 0.5, "depth": 20, "quantity": "EU"} and r.rel_level == 2
+    (g,) = parse("RBP(p=0.5)@20")
+    assert g.root == "rbp" and g.params.values == (("p", 0.5),) and g.depth == 20
     assert [m.name for m in parse("official")][:3] == ["runid", "num_q", "num_ret"]
 
 

@@ -38,6 +38,15 @@ def ir_options(f):
              "joined and evaluated as trec_eval does; one summary per run.")(f)
 
 
+def doc_groups_option(f):
+    """--doc-groups FILE: the documents' groups, for the fairness measures (rND, rKL, rRD)."""
+    return click.option(
+        "--doc-groups", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+        help="TREC: documents' groups for rND, rKL, rRD\f"
+             "With TREC input: the documents' groups for the fairness measures (rND, rKL, rRD): a tab-separated "
+             "file with a header, a docno column and a column per grouping (group_col; default group).")(f)
+
+
 def measure_option(help_text: str):
     return click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
                         shell_complete=_complete_measure, help=help_text)
@@ -73,7 +82,7 @@ def parse_measures(names, default=DEFAULT_MEASURES):
 
 
 def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
-             higher_better=False):
+             higher_better=False, doc_groups=None):
     """The :class:`~rankeval_cli.ir.evaluate.Settings` of the command's options; ``--rel-max``
     other than ``scale:G`` is a usage error with TREC input."""
     from ..ir.evaluate import Settings as IRSettings
@@ -84,7 +93,7 @@ def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gai
         raise click.BadParameter("with TREC input ERR needs a fixed scale: --rel-max scale:G",
                                  param_hint="'--rel-max'")
     return IRSettings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
-                      rel_max=top, higher_better=higher_better)
+                      rel_max=top, higher_better=higher_better, doc_groups=doc_groups)
 
 
 def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", exclude_systems=()):
@@ -197,7 +206,7 @@ COMPARE_MEASURES = ("map", "ndcg_cut_10", "P_10", "recip_rank")
 
 def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_level, depth, all_queries, gain,
                  rel_max, higher_better, input_format, exclude_systems, stats, baselines=(), all_pairs=False,
-                 system_specs=()):
+                 system_specs=(), doc_groups=None):
     """compare with TREC input: the runs (or systems of several runs) compared per measure by
     :func:`rankeval_cli.stats.comparisons.compare`, written by :mod:`._comparison`."""
     from ..stats import comparisons
@@ -209,7 +218,7 @@ def compare_runs(names, *, files, qrels, output, output_format, tie_policy, rel_
         raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "
                                  "values from 'rankeval report --per-group'", param_hint="'-m'")
     settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
-                        rel_max=rel_max, higher_better=higher_better)
+                        rel_max=rel_max, higher_better=higher_better, doc_groups=doc_groups)
     systems, aliases = run_systems(files, qrels, measures, settings, input_format, exclude_systems, system_specs)
     if len(systems) < 2:
         raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")

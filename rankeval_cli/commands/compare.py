@@ -25,6 +25,7 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
                    "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
 @_ir.ir_options
+@_ir.doc_groups_option
 @_comparison.statistics_options
 @click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="C1,C2,...",
               help="Columns of one stream to compare\f"
@@ -81,8 +82,8 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
             average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
-            permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
-            system_specs, items_are_systems, value_column):
+            permutations, seed, qrels, rel_level, depth, all_queries, doc_groups, correction, tests, baselines,
+            all_pairs, system_specs, items_are_systems, value_column):
     """Compare systems on the same groups (MT segments, IR queries with --qrels):
     values, differences, effect sizes, p-values.
 
@@ -129,7 +130,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                          depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
                          higher_better=higher_better, input_format=input_format,
                          exclude_systems=exclude_systems, stats=stats, baselines=baselines, all_pairs=all_pairs,
-                         system_specs=system_specs)
+                         system_specs=system_specs, doc_groups=doc_groups)
         return
     if len(names) > 1 or (names and names[0] not in MEASURES):
         raise click.BadParameter(f"one of {', '.join(MEASURES)} (IR measures need TREC input: --qrels)",

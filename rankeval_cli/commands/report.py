@@ -14,6 +14,7 @@ from .tau import variant_option
 @_common.jobs_options
 @_position.position_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
 @_ir.ir_options
+@_ir.doc_groups_option
 @_ir.measure_option("Measures: trec_eval, ir_measures or MT names [default: MT rows; TREC: map, P_10, ...]\f"
                     "Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
                     "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
@@ -36,8 +37,8 @@ from .tau import variant_option
 @_ci.ci_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
-            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, measures, k, variant, gain, rel_max,
-            ci, bootstrap, seed):
+            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, doc_groups, measures, k, variant, gain,
+            rel_max, ci, bootstrap, seed):
     """All measures at once: tau, MRR, NDCG, ERR, rankDCG, BPH shares and the
     average predicted rank of MT rankings; with --qrels, trec_eval's measures
     of TREC runs (-m: map, P_10, nDCG@10, ...).
@@ -77,7 +78,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     if is_ir:
         _ir.no_by(by)
         ir_settings = _ir.Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries,
-                                   gain=gain, rel_max=rel_max, higher_better=higher_better)
+                                   gain=gain, rel_max=rel_max, higher_better=higher_better, doc_groups=doc_groups)
         _ir.run_ir(_ir.parse_measures(measures), files=files if opened is None else _ir.stream_files(opened),
                    qrels=qrels, output=output, output_format=output_format, per_group=per_group,
                    settings=ir_settings, input_format=input_format, exclude_systems=exclude_systems, ci=ci,

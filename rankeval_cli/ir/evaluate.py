@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import DataError
+
 
 class Settings:
     """What every IR evaluation needs besides its input; its signature fields.
@@ -12,7 +16,8 @@ class Settings:
     ``--rel-max scale:G``)."""
 
     def __init__(self, *, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=4.0,
-                 higher_better=False):
+                 higher_better=False, doc_groups=None):
+        self.doc_groups = doc_groups  # the document-groups file of the fairness measures
         self.tie_policy = tie_policy or "trec"
         self.rel_level, self.depth, self.all_queries = rel_level, depth, all_queries
         self.gain = gain or "linear"
@@ -81,8 +86,8 @@ def measures_of(names) -> list:
             if m.name not in seen:
                 seen.add(m.name)
                 out.append(m)
-    reads = {m.definition.reads for m in out} - {"any"}
-    if "diversity" in reads and len(reads) > 1:
+    reads = {m.definition.reads for m in out} - {"any", "groups"}
+    if "diversity" in reads and (len(reads) > 1 or any(m.definition.reads == "groups" for m in out)):
         diverse = next(m.name for m in out if m.definition.reads == "diversity")
         other = next(m.name for m in out if m.definition.reads not in ("diversity", "any"))
         raise UnknownMeasure(diverse, f"it reads diversity qrels (qid subtopic docno judgment) and {other} "
@@ -90,9 +95,10 @@ def measures_of(names) -> list:
     return out
 
 
-def read_judgments(path: str, measures):
+def read_judgments(path: str, measures, doc_groups: str | None = None):
     """(the qrels the runs are joined with, what the measures that read more read): diversity qrels
-    when a measure reads them (then every measure does), else ordinary qrels."""
+    when a measure reads them (then every measure does), else ordinary qrels; the document groups of
+    the fairness measures."""
     from functools import partial
 
     from ..formats import trec
@@ -103,7 +109,29 @@ def read_judgments(path: str, measures):
 
         dq = read_diversity_qrels(path)
         return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq)}
-    return trec.read_qrels(path), None
+    qrels = trec.read_qrels(path)
+    if not any(m.definition.reads == "groups" for m in measures):
+        return qrels, None
+    from ..measures.families.fairness import GroupsBatch
+
+    if doc_groups is None:
+        name = next(m.name for m in measures if m.definition.reads == "groups")
+        raise DataError(f"{name} needs the documents' groups: --doc-groups FILE")
+    from ..formats.doc_groups import read_doc_groups
+
+    groups = read_doc_groups(doc_groups)
+    label = _labels(groups, qrels.docno, qrels.source)
+    return qrels, {"groups": partial(GroupsBatch, groups=groups, qrels=qrels, qrels_label=label), "doc_groups": groups}
+
+
+def _labels(groups, docnos, source: str):
+    """Each docno's row of the document groups; a document without one is an error."""
+    label = groups.find(docnos)
+    missing = np.flatnonzero(label < 0)
+    if len(missing):
+        raise DataError(f"docno {docnos[int(missing[0])].decode('utf-8', 'replace')} of {source} has no group in "
+                        f"{groups.source}")
+    return label
 
 
 def evaluate(ranking, measures, settings: Settings, extra=None) -> dict:
@@ -125,7 +153,7 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     from ..executor import map_units
     from ..textio import is_regular_file
 
-    qrels, extra = read_judgments(qrels_path, measures)
+    qrels, extra = read_judgments(qrels_path, measures, settings.doc_groups)
     in_line = not all(is_regular_file(path) for path in files)
     out = map_units(_evaluate_run, list(files), shared=(qrels, extra, measures, settings), label="runs",
                     serial=in_line)
@@ -152,6 +180,10 @@ def _evaluate_run(shared, path: str) -> RunValues:
             continue
         tag = tag or run.tag or None
         ranking = ranking_from_joined(joined)
+        if extra and "doc_groups" in extra:
+            ranking.label = _labels(extra["doc_groups"], run.docno.take(joined.row), path)
+            index = {q: i for i, q in enumerate(qrels.qids)}
+            ranking.query = np.array([index[q] for q in joined.qids], dtype=np.int64)
         values.positive += int((ranking.judged_grade > 0).sum())
         values.add(joined.qids, evaluate(ranking, measures, settings, extra))
         values.skipped += joined.skipped_queries

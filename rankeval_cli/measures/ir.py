@@ -92,6 +92,8 @@ class Ranking:
     judged_grade: np.ndarray  # non-negative grades per query, highest first
     doc: np.ndarray | None = None  # the qrels row of each retrieved row (−1: none), for diversity qrels
     judged_doc: np.ndarray | None = None  # the qrels row of each judged grade
+    label: np.ndarray | None = None  # each retrieved row's document-groups row (the fairness measures)
+    query: np.ndarray | None = None  # each query's index in the qrels
 
     @property
     def n_queries(self) -> int:

@@ -49,16 +49,17 @@ def cwl_values(qb, params, continuation) -> np.ndarray:
     """The quantity ``params`` asks for, per query, of the model ``continuation(vectors, **model params)``."""
     p = params.named()
     quantity = p.get("quantity", "EU")
-    model = {k: v for k, v in p.items() if k not in ("min_rel", "max_rel", "quantity", "rel")}
+    model = {k: v for k, v in p.items() if k not in ("min_rel", "max_rel", "quantity", "rel", "depth")}
+    depth = p.get("depth")
     out = np.zeros(qb.n_queries)
     step = max(1, (1 << 20) // N)
     for lo in range(0, qb.n_queries, step):
         queries = np.arange(lo, min(lo + step, qb.n_queries))
-        worst = models.Vectors(models.padded(_gains(qb, p, False), qb.offsets, N, 0.0, 0.0, queries),
+        worst = models.Vectors(models.padded(_gains(qb, p, False), qb.offsets, N, 0.0, 0.0, queries, depth),
                                np.ones((len(queries), N)))
         best = None
         if quantity.startswith("Res"):
-            best = models.Vectors(models.padded(_gains(qb, p, True), qb.offsets, N, 1.0, 1.0, queries),
+            best = models.Vectors(models.padded(_gains(qb, p, True), qb.offsets, N, 1.0, 1.0, queries, depth),
                                   np.ones((len(queries), N)))
         out[queries] = models.quantities(worst, best, lambda v: continuation(v, **model))[quantity]
     return out[:, None]
@@ -111,12 +112,14 @@ _declare("nerr11", "NERR11", models.nerr11, (T_PARAM, *GRADED),
          gain_free=False, examples=("NERR11(max_rel=3)", "NERR11(T=2.0,max_rel=3)"))
 
 
-@measure("rbp_cwl", SOURCE, named=(Param("p", "float", 0.8, "persistence"), QUANTITY), **CWL)
+@measure("rbp_cwl", SOURCE, named=(Param("p", "float", 0.8, "persistence"),
+                                   Param("depth", "int", None, "the documents that count (RBP@k)", low=1), QUANTITY),
+         **CWL)
 def rbp_cwl(qb, params):
     """RBP as a C/W/L model (Moffat & Zobel 2008): C_i = p, so W_i = p^{i−1} / Σ_{j≤N} p^{j−1} over N =
-    1000 positions, and binary gains, 1 for a grade ≥ rel: EU = Σ W_i g_i (trec_eval's rbp with the
-    weights normalized over N; ResEU counts the unjudged documents and the positions past the
-    ranking as relevant)."""
+    1000 positions, and binary gains, 1 for a grade ≥ rel, of the first k documents (@k): EU = Σ W_i g_i
+    (trec_eval's rbp with the weights normalized over N; ResEU counts the unjudged documents and the
+    positions past the ranking as relevant)."""
     return cwl_values(qb, params, models.rbp)
 
 
@@ -133,4 +136,4 @@ def _spell_rbp(name, p, version):
         if p["quantity"] != "EU":
             raise ValueError("quantity needs rel (the C/W/L model); trec_eval's rbp_resid is the graded residual")
         return trec_value(name, "rbp", f"p={p['p']!r}", version=version, depth=p["cutoff"])
-    return named_value(name, "rbp_cwl", p, rel_level=p["rel"], depth=p["cutoff"])
+    return named_value(name, "rbp_cwl", {**p, "depth": p["cutoff"]}, rel_level=p["rel"])

@@ -51,11 +51,12 @@ class Vectors:
         return np.arange(1, self.g.shape[1] + 1, dtype=np.float64)[None, :]
 
 
-def padded(values: np.ndarray, offsets: np.ndarray, n: int, fill: float, pad: float, queries=None) -> np.ndarray:
+def padded(values: np.ndarray, offsets: np.ndarray, n: int, fill: float, pad: float, queries=None,
+           cutoff: int | None = None) -> np.ndarray:
     """(queries × n): each query's values in order, NaN (a document the judgments lack) as ``fill``,
-    the positions past its ranking ``pad``; rankings longer than n are cut."""
+    the positions past its ranking (or past ``cutoff``) ``pad``; rankings longer than n are cut."""
     queries = np.arange(len(offsets) - 1) if queries is None else queries
-    sizes = np.minimum(np.diff(offsets)[queries], n)
+    sizes = np.minimum(np.diff(offsets)[queries], n if cutoff is None else min(n, cutoff))
     out = np.full((len(queries), n), pad, dtype=np.float64)
     rows = np.repeat(np.arange(len(queries)), sizes)
     cols = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)

@@ -33,7 +33,8 @@ def reorder(ranking: Ranking, order: np.ndarray | None) -> Ranking:
     if order is None:
         return ranking
     return Ranking(ranking.offsets, np.asarray(ranking.rel)[order], np.asarray(ranking.tie_block)[order],
-                   ranking.judged_offsets, ranking.judged_grade, _rows(ranking.doc, order), ranking.judged_doc)
+                   ranking.judged_offsets, ranking.judged_grade, _rows(ranking.doc, order), ranking.judged_doc,
+                   _rows(ranking.label, order), ranking.query)
 
 
 def _rows(values, rows):
@@ -66,7 +67,7 @@ def subset(ranking: Ranking, keep: np.ndarray | None) -> Ranking:
     group = np.repeat(np.arange(len(sizes)), sizes)
     return Ranking(offsets_from_sizes(np.bincount(group[keep], minlength=len(sizes))), np.asarray(ranking.rel)[keep],
                    np.asarray(ranking.tie_block)[keep], ranking.judged_offsets, ranking.judged_grade,
-                   _rows(ranking.doc, keep), ranking.judged_doc)
+                   _rows(ranking.doc, keep), ranking.judged_doc, _rows(ranking.label, keep), ranking.query)
 
 
 def cut(ranking: Ranking, depth: int | None = None, judged_only: bool = False) -> Ranking:
@@ -98,7 +99,8 @@ def remap_grades(ranking: Ranking, grade_map) -> Ranking:
     if np.any(new_rel != np.round(new_rel)) or np.any(grades != np.round(grades)):
         raise ValueError("gains must be integers (they replace the qrels grades)")
     return Ranking(ranking.offsets, new_rel.astype(np.int64), ranking.tie_block, ranking.judged_offsets,
-                   grades[order].astype(np.int64), ranking.doc, _rows(ranking.judged_doc, order))
+                   grades[order].astype(np.int64), ranking.doc, _rows(ranking.judged_doc, order), ranking.label,
+                   ranking.query)
 
 
 def query_batch(ranking: Ranking, *, rel_level: int, tie_policy: str = "trec", **options) -> QueryBatch:
@@ -132,6 +134,9 @@ def evaluate(ranking: Ranking, measures, *, tie_policy: str = "trec", rel_level:
             m = _exp_gain(m)
         by_variant.setdefault(m.variant(rel_level), []).append(m)
     for (level, judged_only, grade_map, depth), group in by_variant.items():
+        if tie_policy == "expected" and depth is not None and _splits_ties(ranking, depth):
+            raise NoExpectedValue(f"{group[0].name}: no expected value over tied scores when its cut-off splits a "
+                                  "block of tied scores; use --tie-policy trec, pessimistic or optimistic")
         ranked = cut(ordered(remap_grades(ranking, grade_map), tie_policy), depth, judged_only)
         batches = {"qrels": lambda: query_batch(ranked, rel_level=level, tie_policy=tie_policy, version=version,
                                                 rel_max=rel_max)}
@@ -150,6 +155,14 @@ def evaluate(ranking: Ranking, measures, *, tie_policy: str = "trec", rel_level:
             values = computed[key]
             out[m.name] = np.asarray(values)[:, m.index] if not isinstance(values, list) else values
     return out
+
+
+def _splits_ties(ranking: Ranking, depth: int) -> bool:
+    """Whether a query's document at ``depth`` and the next share a block of tied scores."""
+    sizes = np.diff(ranking.offsets)
+    rows = ranking.offsets[:-1][sizes > depth] + depth
+    block = np.asarray(ranking.tie_block)
+    return bool(len(rows) and np.any(block[rows - 1] == block[rows]))
 
 
 def _reader_batch(reads: str, ranked: Ranking, level: int, tie_policy: str, extra):

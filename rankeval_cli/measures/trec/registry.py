@@ -32,8 +32,9 @@ from typing import Callable
 #: each), numbers (in order, one value in all), pairs (``name=number``, one value in all);
 #: ``named``: the typed parameters of a measure trec_eval lacks (one value in all)
 PARAM_KINDS = ("none", "cutoffs", "fractions", "numbers", "pairs", "named")
-#: how a run's value is formed from its queries'
-SUMMARIES = ("mean", "sum", "gmean", "queries", "runid", "none")
+#: how a run's value is formed from its queries' (``defined``: the mean over the queries where it is
+#: defined, the per-query value NaN elsewhere)
+SUMMARIES = ("mean", "sum", "gmean", "defined", "queries", "runid", "none")
 #: what a measure reads besides the ranking
 READS = ("qrels", "qrels_jg", "prefs", "any", "diversity", "groups")
 #: which way is better (``table --best auto``, the docs)
