@@ -47,8 +47,36 @@ def doc_groups_option(f):
              "file with a header, a docno column and a column per grouping (group_col; default group).")(f)
 
 
+def _measure_names() -> str:
+    """Every ir_measures name of the registry (read when a help text is shown)."""
+    from ..measures.trec.catalogue import help_names
+
+    return help_names()
+
+
+class MeasureOption(click.Option):
+    """``-m``: its full help (man page, docs) ends with every IR measure's ir_measures name."""
+
+    def get_help_record(self, ctx):
+        record = super().get_help_record(ctx)
+        if record is None or ctx.resilient_parsing:
+            return record
+        names, text = record
+        return names, f"{text} IR measures (ir_measures' names; see docs/measures/index.md): {_measure_names()}."
+
+
+class MeasureHelp(click.Command):
+    """A command whose --help ends with the IR measures' names, read from the registry when shown."""
+
+    def format_epilog(self, ctx, formatter):
+        super().format_epilog(ctx, formatter)
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(f"IR measures (-m, also trec_eval's): {_measure_names()}")
+
+
 def measure_option(help_text: str):
-    return click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+    return click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", cls=MeasureOption,
                         shell_complete=_complete_measure, help=help_text)
 
 

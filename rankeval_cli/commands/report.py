@@ -8,7 +8,7 @@ from . import _ci, _common, _ir, _position
 from .tau import variant_option
 
 
-@click.command(name="report")
+@click.command(name="report", cls=_ir.MeasureHelp)
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
@@ -40,8 +40,7 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
             missing_pred, per_group, by, qrels, rel_level, depth, all_queries, doc_groups, measures, k, variant, gain,
             rel_max, ci, bootstrap, seed):
     """All measures at once: tau, MRR, NDCG, ERR, rankDCG, BPH shares and the
-    average predicted rank of MT rankings; with --qrels, trec_eval's measures
-    of TREC runs (-m: map, P_10, nDCG@10, ...).
+    average predicted rank of MT rankings; with --qrels, IR measures of runs.
 
     MT rows: tau (micro, macro, counts, p), MRR, NDCG, ERR, rankDCG, BPH shares
     per human rank and the average predicted rank.
