@@ -79,6 +79,7 @@ CASES = [  # (name, params text, slow function of (query, values))
     ("ndcg", None, lambda q, v: [slow.ndcg(q)]),
     ("ndcg_cut", "1,3,10", lambda q, v: slow.ndcg_cut(q, v)),
     ("ndcg_rel", None, lambda q, v: [slow.ndcg_rel(q)]),
+    ("ndcg_p", None, lambda q, v: [slow.ndcg_p(q)]),
     ("Rndcg", None, lambda q, v: [slow.Rndcg(q)]),
     ("G", None, lambda q, v: [slow.G(q)]),
     ("rbp", None, lambda q, v: [slow.rbp(q)]),

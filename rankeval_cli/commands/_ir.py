@@ -127,16 +127,20 @@ def Settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gai
 def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", exclude_systems=()):
     """[RunValues] for every run: TREC run files joined with ``qrels``, or the runs of a
     canonical stream (``convert --from trec``)."""
-    from ..ir.evaluate import evaluate_stream, evaluate_trec
+    from ..ir.evaluate import evaluate_stream, evaluate_trec, undefined_notes
 
     if qrels:
         files = list(files) or ["-"]  # no run file: the run on stdin
         if qrels == "-" and "-" in files:
             raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
-        return evaluate_trec(files, qrels, measures, settings, warn=_common.warn)
-    batches = files.batches if isinstance(files, _Opened) else _common.read_inputs(files, input_format,
-                                                                                   exclude_systems)
-    return evaluate_stream(batches, measures, settings)
+        runs = evaluate_trec(files, qrels, measures, settings, warn=_common.warn)
+    else:
+        batches = files.batches if isinstance(files, _Opened) else _common.read_inputs(files, input_format,
+                                                                                       exclude_systems)
+        runs = evaluate_stream(batches, measures, settings)
+    for note in undefined_notes(runs, measures):
+        _common.warn(note)
+    return runs
 
 
 def run_ir(measures, *, files, qrels, output, output_format, per_group, settings, input_format="auto",

@@ -95,6 +95,20 @@ def measures_of(names) -> list:
     return out
 
 
+def undefined_notes(runs, measures) -> list:
+    """A note per run and measure defined for some queries only (Accuracy): how many were left out."""
+    notes = []
+    for run in runs:
+        for m in measures:
+            d = m.definition
+            if d is not None and d.summary == "defined":
+                left = int(np.isnan(run.values(m.name)).sum())
+                if left:
+                    notes.append(f"{run.label}: {m.name}: {left} queries where it is undefined left out of its mean "
+                                 "(as ir_measures leaves them out)")
+    return notes
+
+
 def read_judgments(path: str, measures, doc_groups: str | None = None):
     """(the qrels the runs are joined with, what the measures that read more read): diversity qrels
     when a measure reads them (then every measure does), else ordinary qrels; the document groups of

@@ -125,6 +125,9 @@ def _expected_overlap(qb, rows, b, S) -> np.ndarray:
     return out
 
 
+compat.expected(compat)
+
+
 @spelling("Compat", params=(Param("p", "float", 0.95, "persistence of the rank-biased overlap"),
                             Param("normalize", "bool", True, "divide by the ideal ranking's own overlap")),
           peer="compat", examples=("Compat", "Compat(p=0.8)", "Compat(normalize=False)"))
@@ -197,6 +200,9 @@ def _cut_block(R, N, right, r, n, t) -> float:
             total += prob * (right + R * n_in + r_in * n_in / 2.0) / pairs
             weight += prob
     return total / weight if weight > 0 else np.nan
+
+
+accuracy.expected(accuracy)
 
 
 @spelling("Accuracy", params=(CUTOFF, REL), at="cutoff", peer="accuracy",

@@ -445,7 +445,8 @@ def ndcg_exponential_expected(qb, params):
                           Param("gains", "gains", None, "a gain per grade, {grade: gain} (others: their grade)"),
                           JUDGED_ONLY),
           at="cutoff", aliases=("NDCG",), peer="pytrec_eval",
-          examples=("nDCG", "NDCG", "nDCG@10", "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(judged_only=True)@10"))
+          examples=("nDCG", "NDCG", "nDCG@10", "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(judged_only=True)@10",
+                    "nDCG(dcg='exp-log2')@10"))
 def _spell_ndcg(name, p, version):
     """nDCG: ndcg; nDCG@k: ndcg_cut.k; ``gains`` maps the grades first (as ir_measures does for
     pytrec_eval); ``dcg='exp-log2'``: rankeval's ndcg_exp (gain 2^g − 1)."""
