@@ -74,7 +74,8 @@ def metric(cls: str, args: tuple = ()) -> Metric:
     missing = [p for p in spec.params if values.get(p) is None]
     if missing:
         raise ValueError(f"{cls} needs {', '.join(missing)}")
-    return Metric(cls, tuple(values[p] for p in spec.params), spec.name.format(**{k: str(v) for k, v in values.items()}))
+    name = spec.name.format(**{k: str(v) for k, v in values.items()})
+    return Metric(cls, tuple(values[p] for p in spec.params), name)
 
 
 def parse_metric(text: str) -> Metric:

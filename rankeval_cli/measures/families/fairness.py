@@ -95,7 +95,8 @@ def _terms(kind: str, L: int, S_plus: int, n: int, correct: bool) -> np.ndarray:
         if kind == "rnd":
             out = inv * np.abs(np.abs(s / (i + 1)) - abs(S_plus / n))
         elif kind == "rrd":
-            out = inv * np.abs(np.where((s == 0) | (i - s == 0), 0.0, np.abs(s / (i - s))) - _fraction(S_plus, n - S_plus))
+            ratio = np.where((s == 0) | (i - s == 0), 0.0, np.abs(s / (i - s)))
+            out = inv * np.abs(ratio - _fraction(S_plus, n - S_plus))
         else:
             q = _share(S_plus, n - S_plus, n, correct)
             kl = np.frompyfunc(lambda a, b: _kl(_share(int(a), int(b) - int(a), int(b), correct), q), 2, 1)

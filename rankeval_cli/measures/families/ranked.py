@@ -1,4 +1,6 @@
-"""rankeval's own IR measures that ir_measures names: ERR@k (gdeval's), Judged@k and rankDCG.
+"""rankeval's own IR measures that ir_measures names: ERR@k (gdeval's), Judged@k, nDCG with exponential
+gain (ir_measures' ``nDCG(dcg='exp-log2')``; its spelling is nDCG's, in trec_eval's gain family) and
+rankDCG.
 
 Notation as in :mod:`rankeval_cli.measures.trec.counts`: g_i the relevance value at position i
 (−1 not in the qrels, −2 a negative grade), n the documents retrieved.
@@ -56,6 +58,22 @@ def rank_dcg(qb, params):
 @rank_dcg.expected
 def rank_dcg_expected(qb, params):
     return legacy_values(qb, "rankdcg", (None,))
+
+
+# ---- rankeval's nDCG with exponential gain ----------------------------------------------------
+
+@measure("ndcg_exp", "Burges et al. 2005 (ir_measures' nDCG(dcg='exp-log2'))", kind="named", named=AT,
+         in_trec_eval=False, family="rankeval")
+def ndcg_exponential(qb, params):
+    """nDCG@k with gain 2^g − 1 (Burges et al. 2005): Σ_{i≤k} (2^{g_i} − 1)/log2(i + 1) over the
+    same sum of the query's judged grades sorted highest first (unretrieved ones included);
+    negative and unjudged values gain 0; 0 when the ideal sum is 0."""
+    return legacy_values(qb, "ndcg", (params.named()["cutoff"],), expected=False, gain="exp")
+
+
+@ndcg_exponential.expected
+def ndcg_exponential_expected(qb, params):
+    return legacy_values(qb, "ndcg", (params.named()["cutoff"],), gain="exp")
 
 
 # ---- ir_measures' spellings (rankDCG is rankeval's) ---------------------------------------------

@@ -27,7 +27,7 @@ from .params import c_atol
 from .legacy import legacy_values
 from .queries import Events
 from .registry import ORDER_FREE, Param, measure, one_order, spelling
-from .spell import CUTOFF, JUDGED_ONLY, REL, named_value, trec_value
+from .spell import CUTOFF, JUDGED_ONLY, named_value, trec_value
 from .precision import CUTOFFS
 
 AVERAGED = "nDCG averaged over positions that the ranking chooses"
@@ -422,22 +422,6 @@ def rbp_residual_expected(qb, params):
     return column(np.where(unjudged > 0, powers[qb.num_ret] + (1 - p) * total, 0.0))
 
 
-# ---- rankeval's nDCG with exponential gain ----------------------------------------------------
-
-@measure("ndcg_exp", "Burges et al. 2005 (ir_measures' nDCG(dcg='exp-log2'))", kind="named", named=(CUTOFF,),
-         in_trec_eval=False, family="rankeval")
-def ndcg_exponential(qb, params):
-    """nDCG@k with gain 2^g − 1 (Burges et al. 2005): Σ_{i≤k} (2^{g_i} − 1)/log2(i + 1) over the
-    same sum of the query's judged grades sorted highest first (unretrieved ones included);
-    negative and unjudged values gain 0; 0 when the ideal sum is 0."""
-    return legacy_values(qb, "ndcg", (params.named()["cutoff"],), expected=False, gain="exp")
-
-
-@ndcg_exponential.expected
-def ndcg_exponential_expected(qb, params):
-    return legacy_values(qb, "ndcg", (params.named()["cutoff"],), gain="exp")
-
-
 # ---- ir_measures' spellings -----------------------------------------------------------------
 
 @spelling("nDCG", params=(CUTOFF, Param("dcg", "str", "log2", "gain: grade (log2) or 2^grade − 1 (exp-log2)",
@@ -454,6 +438,9 @@ def _spell_ndcg(name, p, version):
     if p["dcg"] == "exp-log2":
         if grade_map is not None:
             raise ValueError("dcg='exp-log2' and gains cannot be combined")
+        from .names import load_families
+
+        load_families()  # rankeval's ndcg_exp
         return named_value(name, "ndcg_exp", p, judged_only=p["judged_only"])
     if p["cutoff"] is None:
         return trec_value(name, "ndcg", version=version, grade_map=grade_map, judged_only=p["judged_only"])
