@@ -135,6 +135,17 @@ def targets(results: dict) -> list[Target]:
                                    "W5/trec_eval-all", 3))
         out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
                                   "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
+    if "W6/report-diversity" in results:
+        out.append(_speedup_target(results, "W6 report, 10 diversity measures, vs ndeval", "W6/report-diversity",
+                                   "W6/ndeval", 3))
+        out.append(_memory_target(results, "W6 report, 10 diversity measures: peak RSS vs ndeval",
+                                  "W6/report-diversity", "W6/ndeval", 0.5))
+        from .diversity import CWL_MEASURES
+
+        for i in range(len(CWL_MEASURES)):
+            if f"W6/report-cwl{i}" in results:
+                out.append(_ratio_target(results, f"W6 report {CWL_MEASURES[i]} vs nDCG@10",
+                                         f"W6/report-cwl{i}", "W6/report-ndcg", 1.5))
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]

@@ -49,11 +49,12 @@ def _weights(kind: str, top: int) -> np.ndarray:
     return np.r_[0.0, 1.0 / np.arange(1, top + 1, dtype=np.float64)]
 
 
-def _summed(gains: Events, kind: str, k: np.ndarray) -> np.ndarray:
-    """Σ_{i≤k} G_i d_i of every query."""
-    top = int(max(gains.pos.max() if len(gains.pos) else 0, k.max() if len(k) else 0))
-    w = _weights(kind, top)
-    return Events(gains.group, gains.pos, gains.terms * w[gains.pos], gains.n_queries).upto(k)
+def _summed(batch, gains: Events, kind: str, k: np.ndarray) -> np.ndarray:
+    """Σ_{i≤k} G_i d_i of every query (the weighted events kept for the batch's other measures)."""
+    def weighted():
+        top = int(gains.pos.max()) if len(gains.pos) else 0
+        return Events(gains.group, gains.pos, gains.terms * _weights(kind, top)[gains.pos], gains.n_queries)
+    return batch.memo(("weighted", id(gains), kind), weighted).upto(k)
 
 
 def normalized(batch, alpha: float, cutoff, kind: str):
@@ -61,8 +62,8 @@ def normalized(batch, alpha: float, cutoff, kind: str):
     err[k] of run and ideal (not divided at k = 1; 0 where S = 0)."""
     k = batch.depth(cutoff)
     gains = expected_gains(batch, alpha) if batch.expected else batch.gains(alpha)
-    run = _summed(gains, kind, k)
-    ideal = _summed(batch.ideal(alpha), kind, k)
+    run = _summed(batch, gains, kind, k)
+    ideal = _summed(batch, batch.ideal(alpha), kind, k)
     ii = _ideal_ideal(batch.S, np.maximum(k, 1), alpha, _weights(kind, int(max(k.max(initial=1), 1))))
     divide = (k >= 2) & (batch.S > 0)
     with np.errstate(divide="ignore", invalid="ignore"):

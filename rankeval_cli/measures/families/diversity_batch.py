@@ -54,12 +54,15 @@ class DiversityBatch:
     policy's order (its ``doc`` the qrels row of each retrieved row), ``dq`` the
     :class:`~rankeval_cli.formats.diversity_qrels.DiversityQrels`, ``level`` = ℓ."""
 
-    def __init__(self, ranking, dq, *, rel_level: int = 1, expected: bool = False):
+    def __init__(self, ranking, dq, *, rel_level: int = 1, expected: bool = False, queries=None):
         self.ranking, self.dq, self.level, self.expected = ranking, dq, int(rel_level), expected
-        self.offsets = np.asarray(ranking.offsets, dtype=np.int64)
+        self.offsets = np.zeros(len(queries) + 1, np.int64) if ranking is None else \
+            np.asarray(ranking.offsets, dtype=np.int64)
         self.n_queries = len(self.offsets) - 1
         self.n = np.diff(self.offsets)
         self._cache: dict = {}
+        if queries is not None:
+            self.query = np.asarray(queries, dtype=np.int64)
 
     def memo(self, key, compute):
         if key not in self._cache:
@@ -68,7 +71,7 @@ class DiversityBatch:
 
     # ---- the queries' subtopics
     @cached_property
-    def query(self) -> np.ndarray:
+    def query(self) -> np.ndarray:  # (set in __init__ when the queries are given)
         """The qrels query of each query of the batch."""
         first = np.asarray(self.ranking.judged_doc)[np.asarray(self.ranking.judged_offsets)[:-1]]
         return np.searchsorted(self.dq.qrels.offsets, first, side="right") - 1
@@ -150,8 +153,20 @@ class DiversityBatch:
         return self.memo(("gains", alpha), compute)
 
     def ideal(self, alpha: float) -> Events:
-        """The ideal ranking's gains (ndeval's greedy ``idealResult``) as events."""
-        return self.memo(("ideal", alpha), lambda: greedy_ideal(self, alpha))
+        """The ideal ranking's gains (ndeval's greedy ``idealResult``) as events: made once for every query
+        of the qrels (at this α and ℓ), kept with them, this batch's queries taken."""
+        def compute():
+            key = ("ideal", alpha, self.level)
+            whole = self.dq.cache.get(key)
+            if whole is None:
+                every = DiversityBatch(None, self.dq, rel_level=self.level, queries=np.arange(len(self.dq.qids)))
+                whole = self.dq.cache[key] = greedy_ideal(every, alpha)
+            sizes = np.diff(whole.offsets)[self.query]
+            rows = np.repeat(whole.offsets[self.query] - np.concatenate(([0], np.cumsum(sizes)))[:-1], sizes) + \
+                np.arange(int(sizes.sum()))
+            return Events(np.repeat(np.arange(self.n_queries), sizes), whole.pos[rows], whole.terms[rows],
+                          self.n_queries)
+        return self.memo(("ideal", alpha), compute)
 
     def depth(self, cutoff: int | None) -> np.ndarray:
         """Per query the cut-off k (no cut-off: the documents retrieved)."""
@@ -170,29 +185,33 @@ def greedy_ideal(batch: DiversityBatch, alpha: float) -> Events:
     owner, sub = batch._relevant_pairs(docs)
     doc_group = np.repeat(np.arange(batch.n_queries), sizes)
     cand, pair_cand = np.unique(owner, return_inverse=True)  # documents with a relevant subtopic, in docno order
+    pair_cand = pair_cand.reshape(-1)
     cand_group = doc_group[cand]
     pair_sub = batch.sub_base[doc_group[owner]] + sub
     pw = powers(1.0 - alpha, int(np.bincount(pair_sub).max()) if len(pair_sub) else 0)
     taken = np.zeros(int(batch.sub_base[-1]), dtype=np.int64)
     out_group, out_gain = [], []
-    alive = np.ones(len(cand), dtype=bool)
-    while alive.any():
-        live = np.flatnonzero(alive)
-        keep = alive[pair_cand]
-        score = np.bincount(pair_cand[keep], weights=pw[taken[pair_sub[keep]]], minlength=len(cand))[live]
+    live = np.arange(len(cand))  # the candidates not taken yet, in order; their pairs below
+    while len(live):
+        # each live candidate's gain: its pairs' gains added in subtopic order (bincount adds in array order)
+        score = np.bincount(pair_cand, weights=pw[taken[pair_sub]], minlength=len(cand))[live]
         g = cand_group[live]
         starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         best = np.maximum.reduceat(score, starts)
-        top = best[np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(g)]))]
+        top = np.repeat(best, np.diff(np.r_[starts, len(g)]))
         winner = np.maximum.reduceat(np.where(score == top, np.arange(len(live)), -1), starts)
         gains = best > 0
         chosen = live[winner[gains]]
         out_group.append(g[starts][gains])
         out_gain.append(best[gains])
-        hit = np.isin(pair_cand, chosen)
+        dead = np.zeros(len(cand), dtype=bool)
+        dead[chosen] = True
+        hit = dead[pair_cand]
         np.add.at(taken, pair_sub[hit], 1)
-        alive[chosen] = False
-        alive[np.isin(cand_group, g[starts][~gains])] = False  # nothing gains any more
+        dead[live[np.repeat(~gains, np.diff(np.r_[starts, len(g)]))]] = True  # their queries gain no more
+        keep = ~dead[pair_cand]
+        pair_cand, pair_sub = pair_cand[keep], pair_sub[keep]
+        live = live[~dead[live]]
     group = np.concatenate(out_group) if out_group else np.zeros(0, dtype=np.int64)
     gain = np.concatenate(out_gain) if out_gain else np.zeros(0)
     order = np.argsort(group, kind="stable")
