@@ -106,7 +106,7 @@ def test_expected_is_the_mean_over_every_tied_order(tmp_path, seed):
         assert got[name] == pytest.approx(np.mean([e[name] for e in every]), rel=1e-12, abs=1e-12), name
     refused = invoke(["report", "--qrels", str(tmp_path / "q"), "--tie-policy", "expected", "-m", "INST(max_rel=3)",
                       str(tmp_path / "r")])
-    assert refused.exit_code == 1 and "continuation probabilities depend on the gains" in refused.stderr
+    assert refused.exit_code == 2 and "continuation probabilities depend on the gains" in refused.stderr
 
 
 # ---- report against ir_measures' provider (cwl_eval) --------------------------------------------

@@ -237,6 +237,25 @@ def test_expected_refused_where_undefined():
             compute(qb, registry.get(name), registry.get(name).defaults(), expected=True)
 
 
+def test_expected_refusals_on_the_command_line(tmp_path):
+    """A measure defined under one order is a usage error before any file is read; a measure's own
+    cut-off inside a block of tied scores (RBP@1 over three tied documents: 2/3 × 0.5 expected, where
+    the first document alone gives 0 or 0.5) is an error naming the run."""
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    (tmp_path / "q").write_text("1 0 d1 0\n1 0 d2 2\n1 0 d3 2\n")
+    (tmp_path / "r").write_text("".join(f"1 Q0 d{i} {i} 1 r\n" for i in (1, 2, 3)))
+    base = ["report", "--qrels", str(tmp_path / "q"), "--tie-policy", "expected"]
+    out = CliRunner().invoke(main, [*base, "-m", "INST(max_rel=2),P@1", str(tmp_path / "missing")])
+    assert out.exit_code == 2 and "--tie-policy" in out.stderr and "INST(max_rel=2)" in out.stderr
+    out = CliRunner().invoke(main, [*base, "-m", "RBP(p=0.5)@1", str(tmp_path / "r")])
+    assert out.exit_code == 1 and f"{tmp_path / 'r'}: RBP(p=0.5)@1: no expected value" in out.stderr
+    out = CliRunner().invoke(main, [*base, "-m", "RBP(p=0.5)@3,P@1", str(tmp_path / "r")])
+    assert out.exit_code == 0 and "\tP@1\t0.6666666666666666\t" in out.stdout
+
+
 # ---- names and parameters -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name, values", [
@@ -294,6 +313,9 @@ def test_unknown_names(name, fragment):
 def test_suggestions_and_split():
     assert "ndcg_cut_10" in suggest("ndcg_cut10")
     assert "map" in suggest("mpa") or "MAP" in suggest("mpa")
+    # the nearest measure keeps the name's own parameters and cut-off
+    assert suggest("alpha_nDGC@10")[0] == "alpha_nDCG@10" and suggest("nDCH@10")[0] == "nDCG@10"
+    assert suggest("INTS(max_rel=2)")[0] == "INST(max_rel=2)" and suggest("ndcg_ct.10")[0] == "ndcg_cut.10"
     assert split_names(["map,P.5,10,nDCG@10", "ndcg.1=3,2=9", "P(rel=2,judged_only=True)@5,RR"]) == \
         ["map", "P.5,10", "nDCG@10", "ndcg.1=3,2=9", "P(rel=2,judged_only=True)@5", "RR"]
 

@@ -128,7 +128,11 @@ def evaluate_runs(files, qrels, measures, settings, *, input_format="auto", excl
     """[RunValues] for every run: TREC run files joined with ``qrels``, or the runs of a
     canonical stream (``convert --from trec``)."""
     from ..ir.evaluate import evaluate_stream, evaluate_trec, undefined_notes
+    from ..measures.trec.engine import without_expected
 
+    if settings.tie_policy == "expected" and without_expected(measures):
+        raise click.BadParameter("expected: no expected value over tied scores for "
+                                 + "; ".join(without_expected(measures)), param_hint="'--tie-policy'")
     if qrels:
         files = list(files) or ["-"]  # no run file: the run on stdin
         if qrels == "-" and "-" in files:

@@ -176,13 +176,16 @@ def report(options: Options, gain_path: str, result_path: str, batch: int = 256)
     if options.colnames:
         yield HEADER + (RESIDUALS if options.residuals else "") + "\n"
     pending = []
-    for topic in rankings(result_path, gains, costs):
-        pending.append(topic)
-        if len(pending) == batch:
+    try:
+        for topic in rankings(result_path, gains, costs):
+            pending.append(topic)
+            if len(pending) == batch:
+                yield from _lines(pending, metrics, gains, options)
+                pending = []
+        if pending:
             yield from _lines(pending, metrics, gains, options)
-            pending = []
-    if pending:
-        yield from _lines(pending, metrics, gains, options)
+    except DataError as error:  # a model's check of the gains (the reader's errors are located)
+        raise error.located(gain_path)
     if options.bib_file:
         from ..textio import atomic_output
         from .cwl_classes import bibtex

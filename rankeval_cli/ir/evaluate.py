@@ -199,7 +199,10 @@ def _evaluate_run(shared, path: str) -> RunValues:
             index = {q: i for i, q in enumerate(qrels.qids)}
             ranking.query = np.array([index[q] for q in joined.qids], dtype=np.int64)
         values.positive += int((ranking.judged_grade > 0).sum())
-        values.add(joined.qids, evaluate(ranking, measures, settings, extra))
+        try:
+            values.add(joined.qids, evaluate(ranking, measures, settings, extra))
+        except DataError as error:  # a measure's refusal of this run's data (its ties)
+            raise error.located(path) from None
         values.skipped += joined.skipped_queries
     values.source, values.label = path, tag or path
     values.sort()

@@ -1,7 +1,7 @@
 """W6: the diversity and C/W/L measures at MS MARCO scale — a run of 7,000 topics × 1,000 documents
 (5% of the scores tied with the one above, topics numbered 1 … 7000 as ndeval reads them), diversity
 qrels of 20 subtopics per topic (25 judged documents each, a line per subtopic, about 1 in 6 relevant),
-and graded qrels of 40 judgments per topic (grades 0-3) for nDCG@10 and the C/W/L models.
+and graded qrels of 25 judged documents per topic (grades 0-3) for nDCG@10 and the C/W/L models.
 
 The cases: ndeval (the C program, ``--ndeval PATH``) and ``rankeval ndeval`` with ``-traditional``
 (ndeval's order by score; the run's ranks agree with it), ``report`` with ten diversity measures, and

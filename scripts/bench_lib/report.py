@@ -35,7 +35,7 @@ def _get(results, key):
 def _ratio_target(results, label, key, ref, limit) -> Target:
     """measured / reference <= limit; ``ref`` is a key or (seconds, name)."""
     t = Target(label, f"≤ {limit:g}×")
-    mine = _get(results, key)
+    mine, other = _get(results, key), None
     if isinstance(ref, str):
         other = _get(results, ref)
         ref = (other.median, ref) if other else None
@@ -43,6 +43,7 @@ def _ratio_target(results, label, key, ref, limit) -> Target:
         ratio = mine.median / ref[0]
         t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
         t.detail = f"{mine.median:.3f} s vs {ref[1]} {ref[0]:.3f} s"
+        t.detail += _cpu(mine, other, speedup=False) if other else ""
     else:
         t.detail = _why(results, key)
     return t
@@ -56,10 +57,18 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
         speedup = other.median / mine.median
         t.measured = f"{speedup:.1f}×"
         t.met = speedup > limit if strict else speedup >= limit
-        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s"
+        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s" + _cpu(mine, other)
     else:
         t.detail = _why(results, key if not mine else slower)
     return t
+
+
+def _cpu(mine, other, speedup: bool = True) -> str:
+    """The same comparison in CPU seconds (user + system), where both were measured."""
+    if mine.cpu_median is None or other.cpu_median is None or not mine.cpu_median or not other.cpu_median:
+        return ""
+    ratio = other.cpu_median / mine.cpu_median if speedup else mine.cpu_median / other.cpu_median
+    return f"; CPU {mine.cpu_median:.3f} s vs {other.cpu_median:.3f} s ({ratio:.2f}×)"
 
 
 def _memory_target(results, label, key, other_key, limit) -> Target:

@@ -93,14 +93,19 @@ class DiversityBatch:
         keep = dq.judgment[at] >= self.level
         return owner[keep], dq.subtopic[at[keep]]
 
-    @cached_property
-    def nrel(self) -> np.ndarray:
-        """R_j of every global subtopic."""
+    def judged_rows(self):
+        """(the rows of the qrels judged for the batch's queries, query by query; their counts)."""
         qrels = self.dq.qrels
         q = self.query
         sizes = qrels.offsets[q + 1] - qrels.offsets[q]
         docs = np.repeat(qrels.offsets[q] - np.concatenate(([0], np.cumsum(sizes)))[:-1], sizes) + \
             np.arange(int(sizes.sum()))
+        return docs, sizes
+
+    @cached_property
+    def nrel(self) -> np.ndarray:
+        """R_j of every global subtopic."""
+        docs, sizes = self.judged_rows()
         owner, sub = self._relevant_pairs(docs)
         group = np.repeat(np.arange(self.n_queries), sizes)[owner]
         return np.bincount(self.sub_base[group] + sub, minlength=int(self.sub_base[-1]))
@@ -177,11 +182,7 @@ def greedy_ideal(batch: DiversityBatch, alpha: float) -> Events:
     """ndeval's ideal ranking of every query at once: step after step, each query takes its judged
     document of largest gain given those taken (ties: the largest docno), until none gains; the
     gains of the taken documents, in order, as events."""
-    qrels = batch.dq.qrels
-    q = batch.query
-    sizes = qrels.offsets[q + 1] - qrels.offsets[q]
-    docs = np.repeat(qrels.offsets[q] - np.concatenate(([0], np.cumsum(sizes)))[:-1], sizes) + \
-        np.arange(int(sizes.sum()))
+    docs, sizes = batch.judged_rows()
     owner, sub = batch._relevant_pairs(docs)
     doc_group = np.repeat(np.arange(batch.n_queries), sizes)
     cand, pair_cand = np.unique(owner, return_inverse=True)  # documents with a relevant subtopic, in docno order

@@ -122,6 +122,17 @@ def compute(batch, definition: registry.Definition, params: registry.Params, exp
     return definition.compute(batch, params)
 
 
+def without_expected(measures) -> list:
+    """The statements (``name: why``) of the measures among ``measures`` that have no expected value
+    over tied scores, each once: ``--tie-policy expected`` refuses them before reading a file."""
+    out = {}
+    for m in measures:
+        d = m.definition
+        if d is not None and d.expected is None:
+            out.setdefault(d.name, f"{m.name}: {d.ties.note or 'none is defined'}")
+    return list(out.values())
+
+
 def evaluate(ranking: Ranking, measures, *, tie_policy: str = "trec", rel_level: int = 1, gain: str = "linear",
              rel_max: float = 4.0, version: int = 10, extra=None) -> dict:
     """measure name -> per-query values, for :class:`~.registry.Measure` objects. ``extra``: what

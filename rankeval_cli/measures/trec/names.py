@@ -231,11 +231,32 @@ def vocabulary(version: int = 10) -> list[str]:
 
 
 def suggest(name: str, version: int = 10, n: int = 3) -> list[str]:
-    """The nearest known names (difflib), the spelling's case ignored."""
+    """The nearest known names (difflib), the spelling's case ignored: first the nearest measures
+    with the name's own parameters and cut-off (``alpha_nDGC@10`` → ``alpha_nDCG@10``)."""
     vocab = vocabulary(version)
     by_lower = {v.lower(): v for v in vocab}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
-    return [by_lower[c] for c in close]
+    close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)]
+    return list(dict.fromkeys(_with_suffix(name, version) + close))[:n]
+
+
+def _with_suffix(name: str, version: int) -> list[str]:
+    """The nearest measures' names followed by ``name``'s parameters and cut-off, those that parse."""
+    base, suffix = re.match(r"([^(@.]*)(.*)", name).groups()
+    if not suffix:
+        return []
+    roots: dict = {}
+    for known in [d.name for d in trec_roots(version)] + list(registry.SPELLINGS):
+        roots.setdefault(known.lower(), []).append(known)
+    out = []
+    for close in difflib.get_close_matches(base.lower(), list(roots), n=3, cutoff=0.6):
+        nearest = max(roots[close], key=lambda known: difflib.SequenceMatcher(None, base, known).ratio())
+        candidate = nearest + suffix
+        try:
+            if parse_trec(candidate, version=version) is not None or parse_ir_measures(candidate) is not None:
+                out.append(candidate)
+        except ValueError:
+            continue
+    return out
 
 
 def split_names(values) -> list[str]:
