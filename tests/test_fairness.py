@@ -103,3 +103,21 @@ def test_errors(tmp_path):
     (tmp_path / "q").write_text("q 0 nowhere 1\n")
     out = report(["rND"], tmp_path / "q", DATA / "run")
     assert out.exit_code == 1 and "nowhere" in out.stderr and "has no group" in out.stderr
+
+
+def test_compare_and_table_by_the_measures_direction():
+    """compare reads the parenthesised names whole; table bolds the lowest rND (0 is fair) and the
+    highest P@5, as the registry's ``better`` says."""
+    runner = CliRunner()
+    out = runner.invoke(main, ["compare", "--qrels", "examples/trec/qrels.txt", "--doc-groups",
+                               "examples/trec/doc-groups.tsv", "-m",
+                               'rND(group_col="source",protected_group="FR")@10,P@5', "examples/trec/bm25.run",
+                               "examples/trec/dense.run"])
+    assert out.exit_code == 0, out.stderr
+    table = runner.invoke(main, ["table", "--output-format", "markdown"], input=out.stdout)
+    assert table.exit_code == 0, table.stderr
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in table.stdout.splitlines()
+            if line.startswith("| bm25") or line.startswith("| dense")}
+    assert rows["bm25"][0] == "0.6721" and rows["dense"][0] == "**0.3716**"
+    assert rows["bm25"][1].startswith("0.2000") and rows["dense"][1].startswith("**0.3600**")
+    assert 'the lowest for rND(group_col="source",protected_group="FR")@10' in table.stdout

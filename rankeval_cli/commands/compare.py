@@ -109,7 +109,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     """
     from ..stats.systems import Scorer
 
-    names = [n for value in measure for n in value.split(",") if n.strip()]
+    names = _measure_names(measure, qrels)
     if value_column is not None and not items_are_systems:
         raise click.UsageError("--values applies to --items-are-systems")
     if items_are_systems:
@@ -216,6 +216,16 @@ def _mean(values) -> float:
 
     v = values[np.isfinite(values)]
     return math.fsum(v.tolist()) / len(v) if len(v) else math.nan
+
+
+def _measure_names(values, qrels) -> list:
+    """``-m`` values split at commas: IR names by the IR grammar (``P.5,10``, ``rND(groups="a,b")``), which
+    is loaded only for them."""
+    if qrels or any(ch in value for value in values for ch in "(.@_"):
+        from ..measures.trec.names import split_names
+
+        return split_names(values)
+    return [n for value in values for n in value.split(",") if n.strip()]
 
 
 def _measure_spec(measure, relevance, scores, given):

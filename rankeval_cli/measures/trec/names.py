@@ -259,6 +259,17 @@ def _with_suffix(name: str, version: int) -> list[str]:
     return out
 
 
+def better(name: str) -> str | None:
+    """``higher``, ``lower`` or ``none`` (a count, a string): which values of the IR measure ``name``
+    are better, by its definition; None when ``name`` is no IR measure."""
+    try:
+        measures = parse(name)
+    except UnknownMeasure:
+        return None
+    d = measures[0].definition if measures else None
+    return d.better if d is not None else None
+
+
 def split_names(values) -> list[str]:
     """``-m`` values: repeatable, and comma lists outside brackets and trec_eval parameter
     lists (``P.5,10`` stays one name), in order, duplicates dropped."""
