@@ -29,6 +29,8 @@ COMMANDS = {
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "agree": "Agreement between runs: RBO with ties, tau, overlap.",
+    "repro": "Reproducibility of runs: KTU, RBO, RMSE, ER, DeltaRI.",
     "power": "Topic set size and power of a comparison.",
     "trec_eval": "trec_eval 10.0's command line and output, byte for byte.",
     "trec-eval": "The same as trec_eval.",
@@ -50,15 +52,16 @@ TASKS = (
                                             ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
     ("Meta-evaluation of MT metrics", ("meta-eval",)),
-    ("Significance", (("compare", "power"),)),
+    ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
     ("Streams & shell", ("convert", "normalize", "completion")),
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
+                ("agree", "repro"): "Runs: agreement (RBO, tau), reproducibility.",
+                ("compare", "power"): "Paired tests of systems; topic set size, power.",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
                 ("ndeval", "cwl_eval"): "ndeval's (diversity) and cwl_eval's outputs, the same.",
-                ("compare", "power"): "Paired significance tests; the topics a test needs.",
                 ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
 

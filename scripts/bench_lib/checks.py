@@ -144,11 +144,11 @@ NDEVAL_COLUMNS = {"ERR_IA@20": "ERR-IA@20", "nERR_IA@20": "nERR-IA@20", "alpha_D
 
 
 def _diversity(results: dict) -> list[Check]:
-    """W6: rankeval ndeval prints ndeval's bytes; report's means equal ndeval's amean (printed to 6 decimals)."""
+    """W7: rankeval ndeval prints ndeval's bytes; report's means equal ndeval's amean (printed to 6 decimals)."""
     out = []
-    ours, theirs, report = (results.get(k) for k in ("W6/rk-ndeval", "W6/ndeval", "W6/report-diversity"))
+    ours, theirs, report = (results.get(k) for k in ("W7/rk-ndeval", "W7/ndeval", "W7/report-diversity"))
     if ours is not None and theirs is not None:
-        check = Check("W6 rankeval ndeval = ndeval", "-traditional, byte-identical output")
+        check = Check("W7 rankeval ndeval = ndeval", "-traditional, byte-identical output")
         check.status = ("same" if filecmp.cmp(ours.output, theirs.output, shallow=False) else "DIFFERENT") \
             if ours.ok and theirs.ok else "not run"
         out.append(check)
@@ -156,7 +156,7 @@ def _diversity(results: dict) -> list[Check]:
         lines = open(theirs.output, encoding="utf-8").read().splitlines()
         header, amean = lines[0].split(","), lines[-1].split(",")
         for name, column in NDEVAL_COLUMNS.items():
-            check = Check(f"W6 ndeval {column}", "report's mean, ndeval's amean to 6 decimals")
+            check = Check(f"W7 ndeval {column}", "report's mean, ndeval's amean to 6 decimals")
             check.ours, check.theirs = tsv_value(report, name), float(amean[header.index(column)])
             check.status = "same" if abs(check.ours - check.theirs) <= 5.0000001e-7 else "DIFFERENT"
             out.append(check)

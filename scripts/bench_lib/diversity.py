@@ -1,4 +1,4 @@
-"""W6: the diversity and C/W/L measures at MS MARCO scale — a run of 7,000 topics × 1,000 documents
+"""W7: the diversity and C/W/L measures at MS MARCO scale — a run of 7,000 topics × 1,000 documents
 (5% of the scores tied with the one above, topics numbered 1 … 7000 as ndeval reads them), diversity
 qrels of 20 subtopics per topic (25 judged documents each, a line per subtopic, about 1 in 6 relevant),
 and graded qrels of 25 judged documents per topic (grades 0-3) for nDCG@10 and the C/W/L models.
@@ -74,10 +74,10 @@ def _qrels_text(n: int, graded: bool):
         yield "".join(lines)
 
 
-def w6(folder: Path, n: int) -> DiversityWorkload:
+def w7(folder: Path, n: int) -> DiversityWorkload:
     folder.mkdir(parents=True, exist_ok=True)
-    names = {"run": f"w6-{n}-v{VERSION}.run", "diversity": f"w6-{n}-v{VERSION}.diversity.qrels",
-             "graded": f"w6-{n}-v{VERSION}.graded.qrels"}
+    names = {"run": f"w7-{n}-v{VERSION}.run", "diversity": f"w7-{n}-v{VERSION}.diversity.qrels",
+             "graded": f"w7-{n}-v{VERSION}.graded.qrels"}
     makers = {"run": lambda: _run_text(n), "diversity": lambda: _qrels_text(n, False),
               "graded": lambda: _qrels_text(n, True)}
     paths = {}
@@ -88,23 +88,23 @@ def w6(folder: Path, n: int) -> DiversityWorkload:
     return DiversityWorkload(paths["run"], paths["diversity"], paths["graded"], n)
 
 
-def w6_cases(rk, w6, ndeval: Path | None = None) -> list[Case]:
+def w7_cases(rk, w7, ndeval: Path | None = None) -> list[Case]:
     binary = str(ndeval or "")
     report = lambda qrels, *names: rankeval_argv(rk, "report", *[x for m in names for x in ("-m", m)],  # noqa: E731
-                                                  "--qrels", qrels, w6.run)
+                                                  "--qrels", qrels, w7.run)
     cases = [
-        Case("W6/ndeval", "W6", "ndeval -traditional (the C program)", [binary, "-traditional", w6.diversity, w6.run],
-             tool="ndeval", needs=(f"exe:{binary}",), out="w6-ndeval.csv"),
-        Case("W6/rk-ndeval", "W6", "rankeval ndeval -traditional, the same arguments",
-             rankeval_argv(rk, "ndeval", "-traditional", w6.diversity, w6.run), needs=("cmd:ndeval",),
-             out="w6-rk-ndeval.csv"),
-        Case("W6/report-diversity", "W6", "rankeval report, 10 diversity measures", report(w6.diversity,
+        Case("W7/ndeval", "W7", "ndeval -traditional (the C program)", [binary, "-traditional", w7.diversity, w7.run],
+             tool="ndeval", needs=(f"exe:{binary}",), out="w7-ndeval.csv"),
+        Case("W7/rk-ndeval", "W7", "rankeval ndeval -traditional, the same arguments",
+             rankeval_argv(rk, "ndeval", "-traditional", w7.diversity, w7.run), needs=("cmd:ndeval",),
+             out="w7-rk-ndeval.csv"),
+        Case("W7/report-diversity", "W7", "rankeval report, 10 diversity measures", report(w7.diversity,
                                                                                         *DIVERSITY_MEASURES),
-             needs=("cmd:report",), out="w6-report-diversity.tsv"),
-        Case("W6/report-ndcg", "W6", "rankeval report -m nDCG@10 (graded qrels)", report(w6.graded, "nDCG@10"),
-             needs=("cmd:report",), out="w6-report-ndcg.tsv"),
+             needs=("cmd:report",), out="w7-report-diversity.tsv"),
+        Case("W7/report-ndcg", "W7", "rankeval report -m nDCG@10 (graded qrels)", report(w7.graded, "nDCG@10"),
+             needs=("cmd:report",), out="w7-report-ndcg.tsv"),
     ]
     for i, m in enumerate(CWL_MEASURES):
-        cases.append(Case(f"W6/report-cwl{i}", "W6", f"rankeval report -m {m}", report(w6.graded, m),
-                          needs=("cmd:report",), out=f"w6-report-cwl{i}.tsv"))
+        cases.append(Case(f"W7/report-cwl{i}", "W7", f"rankeval report -m {m}", report(w7.graded, m),
+                          needs=("cmd:report",), out=f"w7-report-cwl{i}.tsv"))
     return cases

@@ -128,6 +128,16 @@ def targets(results: dict) -> list[Target]:
         for peer in peers:
             out.append(_speedup_target(results, f"W2 {m} vs {peer}", f"W2/{m}", f"W2/{peer}", 1, strict=True))
     out.append(_ratio_target(results, "W3 tau -b vs read_csv + scipy kendalltau", "W3/tau-b", "W3/scipy", 1.5))
+    if "W6/read" in results:
+        for m in ("combsum", "rrf", "combmnz", "wsum"):
+            out.append(_ratio_target(results, f"W6 fuse {m} vs reading the runs", f"W6/{m}", "W6/read", 2))
+            out.append(_speedup_target(results, f"W6 fuse {m} vs ranx (warm, in-process)", f"W6/{m}",
+                                       f"W6/ranx-{m}-warm", 4))
+        t = Target("W6 agree -m rbo on every query of two runs", "< 10 s")
+        r = _get(results, "W6/agree-rbo")
+        if r:
+            t.measured, t.met = f"{r.median:.2f} s", r.median < 10
+        out.append(t)
     if "W5/report" in results:
         out.append(_speedup_target(results, "W5 report vs pytrec_eval (parsers + evaluation)", "W5/report",
                                    "W5/pytrec", 3))
@@ -144,17 +154,17 @@ def targets(results: dict) -> list[Target]:
                                    "W5/trec_eval-all", 3))
         out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
                                   "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
-    if "W6/report-diversity" in results:
-        out.append(_speedup_target(results, "W6 report, 10 diversity measures, vs ndeval", "W6/report-diversity",
-                                   "W6/ndeval", 3))
-        out.append(_memory_target(results, "W6 report, 10 diversity measures: peak RSS vs ndeval",
-                                  "W6/report-diversity", "W6/ndeval", 0.5))
+    if "W7/report-diversity" in results:
+        out.append(_speedup_target(results, "W7 report, 10 diversity measures, vs ndeval", "W7/report-diversity",
+                                   "W7/ndeval", 3))
+        out.append(_memory_target(results, "W7 report, 10 diversity measures: peak RSS vs ndeval",
+                                  "W7/report-diversity", "W7/ndeval", 0.5))
         from .diversity import CWL_MEASURES
 
         for i in range(len(CWL_MEASURES)):
-            if f"W6/report-cwl{i}" in results:
-                out.append(_ratio_target(results, f"W6 report {CWL_MEASURES[i]} vs nDCG@10",
-                                         f"W6/report-cwl{i}", "W6/report-ndcg", 1.5))
+            if f"W7/report-cwl{i}" in results:
+                out.append(_ratio_target(results, f"W7 report {CWL_MEASURES[i]} vs nDCG@10",
+                                         f"W7/report-cwl{i}", "W7/report-ndcg", 1.5))
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]
