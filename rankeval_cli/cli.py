@@ -54,8 +54,7 @@ TASKS = (
     ("Meta-evaluation of MT metrics", ("meta-eval",)),
     ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
-    ("Tables & figures", (("table", "plot"),)),
-    ("Streams & shell", ("convert", "normalize", "completion")),
+    ("Tables, figures, streams & shell", (("table", "plot"), "convert", "normalize", "completion")),
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("agree", "repro"): "Runs: agreement (RBO, tau), reproducibility.",
