@@ -45,6 +45,8 @@ def test_ndeval_output_byte_for_byte(case):
 @pytest.mark.parametrize("args, fragment", [
     (["-x", "q", "r"], "usage"), (["-alpha", "2", "q", "r"], "usage"), (["-M", "0", "q", "r"], "usage"),
     (["q"], "usage"), (["-c", "-M", "q", "r"], "usage"),
+    (["-alpha", "abc", "q", "r"], "'abc' is not a finite number"),  # ndeval would keep 0.5
+    (["-M", "x", "q", "r"], "'x' is not a finite number"),
 ])
 def test_ndeval_usage_errors(args, fragment):
     out = invoke(["ndeval", *args])

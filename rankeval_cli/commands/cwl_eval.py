@@ -15,10 +15,10 @@ from . import _common
 @click.option("-b", "--bib_file", metavar="FILE", help="Write the BibTeX of the models used here.")
 @click.option("-n", "--colnames", is_flag=True, help="A header line first.")
 @click.option("-r", "--residuals", is_flag=True, help="Also the residuals (unjudged at the best case).")
-@click.option("--max_gain", type=float, default=1.0, show_default=True, metavar="G", help="Largest gain.")
-@click.option("--min_gain", type=float, default=0.0, show_default=True, metavar="G", help="Smallest gain.")
-@click.option("--max_cost", type=float, default=1.0, show_default=True, metavar="C", help="Largest cost.")
-@click.option("--min_cost", type=float, default=1.0, show_default=True, metavar="C", help="Smallest cost.")
+@click.option("--max_gain", type=_common.FiniteFloat(), default=1.0, show_default=True, metavar="G", help="Largest gain.")
+@click.option("--min_gain", type=_common.FiniteFloat(), default=0.0, show_default=True, metavar="G", help="Smallest gain.")
+@click.option("--max_cost", type=_common.FiniteFloat(), default=1.0, show_default=True, metavar="C", help="Largest cost.")
+@click.option("--min_cost", type=_common.FiniteFloat(), default=1.0, show_default=True, metavar="C", help="Smallest cost.")
 @click.option("--max_depth", type=click.IntRange(min=1), default=1000, show_default=True, metavar="N",
               help="Depth of every ranking.")
 @_common.handle_errors

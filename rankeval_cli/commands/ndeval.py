@@ -14,15 +14,18 @@ from . import _common
 VALUED = ("-alpha", "-beta", "-M", "-baseline", "-riskAlpha")
 
 
-def _scan(text: str, current, whole: bool = False):
-    """C's ``sscanf(text, "%lf" or "%d", &x)``: the number at the start of ``text``, else ``x`` unchanged."""
+def _scan(text: str, option: str, whole: bool = False):
+    """C's ``sscanf(text, "%lf" or "%d", &x)``: the number at the start of ``text``. Where ndeval would
+    keep its default (no number) or take NaN or an infinity, a usage error."""
+    import math
     import re
 
     pattern = r"\s*[-+]?\d+" if whole else r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
     match = re.match(pattern, text)
-    if not match:
-        return current
-    return int(match.group(0)) if whole else float(match.group(0))
+    number = None if not match else int(match.group(0)) if whole else float(match.group(0))
+    if number is None or not math.isfinite(number):
+        raise click.BadParameter(f"{text!r} is not a finite number.", param_hint=f"'{option}'")
+    return number
 
 
 def ndeval_args(args):
@@ -41,12 +44,12 @@ def ndeval_args(args):
             if head == "-baseline":
                 values["baseline"] = value
             elif head == "-M":
-                values["depth"] = _scan(value, values["depth"], whole=True)
+                values["depth"] = _scan(value, head, whole=True)
                 if values["depth"] <= 0:
                     raise usage
             else:
                 key = {"-alpha": "alpha", "-beta": "beta", "-riskAlpha": "risk_alpha"}[head]
-                values[key] = _scan(value, values[key])
+                values[key] = _scan(value, head)
                 if key == "risk_alpha":
                     values["risk_alpha_text"] = value
                 if values[key] < 0 or (key != "risk_alpha" and values[key] > 1):
@@ -77,14 +80,14 @@ class NdevalCommand(click.Command):
 
 
 @click.command(name="ndeval", cls=NdevalCommand)
-@click.option("-alpha", "alpha", type=float, default=0.5, metavar="A", help="Redundancy intolerance α [default: 0.5].")
-@click.option("-beta", "beta", type=float, default=0.5, metavar="B", help="Patience β of NRBP [default: 0.5].")
+@click.option("-alpha", "alpha", type=_common.FiniteFloat(), default=0.5, metavar="A", help="Redundancy intolerance α [default: 0.5].")
+@click.option("-beta", "beta", type=_common.FiniteFloat(), default=0.5, metavar="B", help="Patience β of NRBP [default: 0.5].")
 @click.option("-traditional", "traditional", is_flag=True,
               help="Order by score, then docno (not by the rank field).")
 @click.option("-M", "depth", type=int, default=0, metavar="N", help="Only the first N documents of each ranking.")
 @click.option("-c", "complete", is_flag=True, help="Average over every qrels topic.")
 @click.option("-baseline", "baseline", metavar="RUN", help="Risk-sensitive: each value minus the baseline's.")
-@click.option("-riskAlpha", "risk_alpha", type=float, default=0.0, metavar="A",
+@click.option("-riskAlpha", "risk_alpha", type=_common.FiniteFloat(), default=0.0, metavar="A",
               help="Losses against the baseline count 1 + A times [default: 0].")
 @click.option("-version", "show_version", is_flag=True, help="Print ndeval's version and exit.")
 @click.argument("files", nargs=-1, metavar="QRELS RUN")

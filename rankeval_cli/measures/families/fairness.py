@@ -239,4 +239,5 @@ _declare("rnd", "rND", "NormalizedDiscountedDifference", "rnd", PARAMS,
 _declare("rkl", "rKL", "NormalizedDiscountedKlDivergence", "rkl", (*PARAMS, CORRECT),
          "rKL = Σ_{i<L} KL(P_i ‖ Q) / log2(i + 1) over its largest value (Yang & Stoyanovich 2017, eq. 3).")
 _declare("rrd", "rRD", "NormalizedDiscountedRatio", "rrd", PARAMS,
-         "rRD = Σ_{i<L} |s⁺_i/s⁻_i − S⁺/S⁻| / log2(i + 1) over its largest value (Yang & Stoyanovich 2017, eq. 2).")
+         "rRD = Σ_{i<L} |s⁺_i/s⁻_i − S⁺/S⁻| / log2(i + 1) over its largest value "
+         "(Yang & Stoyanovich 2017, eq. 2).")

@@ -78,11 +78,12 @@ def _suffix_weights(p: float, depth: np.ndarray):
                 Param("normalize", "bool", True, "divide by the ideal ranking's own overlap")),
          in_trec_eval=False, family="ordering")
 def compat(qb, params):
-    """Compat = RBO(run, ideal) = Σ_{d ≤ D} p^{d−1} |run_d ∩ ideal_d| / d / Σ_{d ≤ D} p^{d−1}, D = max(n, L),
-    run_d and ideal_d the first d documents (Clarke, Vtyurina & Smucker 2021, eq. 3 with Webber et al.
-    2010's RBO); normalized by RBO(ideal, ideal); a document counts from d = max(a_x, b_x) on. 0 without
-    a document of grade > 0. The expected value over tied orders: a_x is uniform over x's block, and b_x
-    counts the documents of x's grade above it in the block, hypergeometric given a_x."""
+    """Compat = RBO(run, ideal) = Σ_{d ≤ D} p^{d−1} |run_d ∩ ideal_d| / d / Σ_{d ≤ D} p^{d−1},
+    D = max(n, L), run_d and ideal_d the first d documents (Clarke, Vtyurina & Smucker 2021, eq. 3
+    with Webber et al. 2010's RBO); normalized by RBO(ideal, ideal); a document counts from
+    d = max(a_x, b_x) on. 0 without a document of grade > 0. The expected value over tied orders: a_x
+    is uniform over x's block, and b_x counts the documents of x's grade above it in the block,
+    hypergeometric given a_x."""
     p = params.named()
     rows, b, L, depth = _compat_parts(qb)
     S, norm = _suffix_weights(p["p"], depth)
