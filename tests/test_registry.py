@@ -87,3 +87,21 @@ def test_completion_offers_the_registry(name, fragment):
     from rankeval_cli.commands._ir import _complete_measure
 
     assert fragment in _complete_measure(None, None, name[:4])
+
+
+def test_the_public_listing():
+    """catalogue.listing() holds every measure once with its parameters and the spellings that reach
+    it; catalogue.spellings() every ir_measures spelling once."""
+    listed = catalogue.listing()
+    assert [m.name for m in listed] == [d.name for d in registry.definitions(10)]
+    by_name = {m.name: m for m in listed}
+    assert by_name["ndcg_cut"].trec_eval and by_name["ndcg_cut"].grammar == "cutoffs"
+    assert by_name["ndcg_cut"].default == (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    inst = by_name["inst"]
+    assert not inst.trec_eval and inst.grammar == "named" and [s.name for s in inst.spellings] == ["INST"]
+    assert {p.name: p.default for p in inst.params}["T"] == 1.0 and inst.ties in ("expected", "one-order")
+    assert all(m.doc and m.source and (m.family == "trec_eval" or m.spellings) for m in listed)
+    spelled = catalogue.spellings()
+    assert len({s.name for s in spelled}) == len(spelled)
+    assert {s.name for s in spelled} == {sp.name for sp in registry.SPELLINGS.values()}
+    assert {s.name for m in listed for s in m.spellings} == {s.name for s in spelled}

@@ -1,12 +1,32 @@
-"""The registry written out for people: a Markdown page per family of measures (the docs site's
-``measures/`` pages, made by scripts/mkdocs_hooks.py), the names ``report --help`` lists, and the
-spellings shell completion offers. Everything here is read from the registry's declarations."""
+"""The registry written out: the public listing of every measure, a Markdown page per family of
+measures (the docs site's ``measures/`` pages, made by scripts/mkdocs_hooks.py), the names
+``report --help`` lists, and the spellings shell completion offers. Everything here is read from
+the registry's declarations.
+
+**The public listing** (for programs that offer rankeval's measures elsewhere, such as an
+ir_measures provider): :func:`listing` gives every measure rankeval computes, once, as a
+:class:`Listed` record in the registry's order (trec_eval's measures in ``measures.c``'s order,
+then the others by family) — its registry name, family, source, whether ``rankeval trec_eval -m``
+has it and its trec_eval parameter grammar and defaults, its named parameters (:class:`~.registry.Param`:
+name, type, default, lowest value, choices), the ir_measures spellings that reach it
+(:class:`~.registry.Spelling`: name, aliases, typed parameters, the ``@`` parameter, the ir_measures
+provider rankeval's values equal), its tie statement, direction and what it reads besides the run.
+:func:`spellings` gives each ir_measures spelling once. Both load every family first; the records
+are frozen and stable across releases of the same major version. A spelling written out (for
+example ``nDCG@10`` or ``INST(T=3)``) is resolved to the values it names by
+:func:`rankeval_cli.measures.trec.names.parse`::
+
+    from rankeval_cli.measures.trec import catalogue
+    for m in catalogue.listing():
+        print(m.name, [s.name for s in m.spellings], [p.name for p in m.params])
+"""
 
 from __future__ import annotations
 
 import importlib
 import inspect
 import re
+from dataclasses import dataclass
 
 from . import registry
 
@@ -33,21 +53,73 @@ def families() -> list:
 
 def spellings_of(d: registry.Definition) -> list:
     """The ir_measures spellings whose examples name ``d``."""
+    return _reached().get(d.name, [])
+
+
+_REACHED: dict = {}
+
+
+def _reached() -> dict:
+    """registry name -> the spellings whose examples name it (each example parsed once; rebuilt when
+    a family registers more)."""
     from .names import parse
 
-    out = []
-    for name, sp in registry.SPELLINGS.items():
-        if name != sp.name:
-            continue
-        for example in sp.examples:
-            try:
-                roots = {m.root for m in parse(example)}
-            except ValueError:
+    key = (len(registry.REGISTRY), len(registry.SPELLINGS))
+    if key not in _REACHED:
+        out: dict = {}
+        for name, sp in registry.SPELLINGS.items():
+            if name != sp.name:
                 continue
-            if d.name in roots:
-                out.append(sp)
-                break
-    return out
+            roots = set()
+            for example in sp.examples:
+                try:
+                    roots |= {m.root for m in parse(example)}
+                except ValueError:
+                    continue
+            for root in roots:
+                out.setdefault(root, []).append(sp)
+        _REACHED.clear()
+        _REACHED[key] = out
+    return _REACHED[key]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One measure of :func:`listing` (see the module docstring). ``name``: the registry name, which
+    is also a ``-m`` name in trec_eval's grammar for the family "trec_eval"; ``trec_eval``: whether
+    trec_eval 10.0's binary computes it (``rankeval trec_eval -m``); ``grammar``/``default``: the
+    trec_eval parameter kind of ``NAME.PARAMS`` (:data:`~.registry.PARAM_KINDS`) and its default
+    values; ``params``: the named parameters of a measure trec_eval lacks (``grammar`` "named");
+    ``ties``: "expected", "order-free" or "one-order" (``ties_note`` says why); ``reads``: what it
+    needs besides the run (:data:`~.registry.READS`); ``doc``: its equation and source."""
+
+    name: str
+    family: str
+    source: str
+    trec_eval: bool
+    grammar: str
+    default: tuple
+    params: tuple
+    spellings: tuple
+    ties: str
+    ties_note: str
+    better: str
+    reads: str
+    doc: str
+
+
+def listing() -> list:
+    """Every measure rankeval computes, once, as :class:`Listed` records in the registry's order."""
+    load()
+    return [Listed(d.name, d.family, d.source, d.in_trec_eval, d.kind, d.default, d.named,
+                   tuple(spellings_of(d)), d.ties.kind, d.ties.note, d.better, d.reads, inspect.cleandoc(d.doc))
+            for d in registry.definitions(10)]
+
+
+def spellings() -> list:
+    """Every ir_measures spelling (:class:`~.registry.Spelling`) once, in the order registered."""
+    load()
+    return list({id(sp): sp for sp in registry.SPELLINGS.values()}.values())
 
 
 def _intro(family: str) -> str:

@@ -20,6 +20,9 @@ The tables are filled by importing the families: :mod:`rankeval_cli.measures.tre
 package imports trec_eval's families) and :mod:`rankeval_cli.measures.families` (the rest).
 Nothing here imports a family, so the registry and the families form no cycle; the name
 parser, ``--help``, completion, the man pages and the docs' measure tables read these tables.
+Programs outside the package read the public listing instead:
+:func:`rankeval_cli.measures.trec.catalogue.listing` (every measure once, with its parameters and
+spellings) and :func:`~rankeval_cli.measures.trec.catalogue.spellings`.
 """
 
 from __future__ import annotations
