@@ -227,3 +227,15 @@ def test_mixed_judgments_are_a_usage_error(tmp_path):
     (tmp_path / "r").write_text("1 Q0 d1 1 2.0 t\n")
     out = invoke(["report", "--qrels", str(tmp_path / "q"), "-m", "alpha_nDCG@10,map", str(tmp_path / "r")])
     assert out.exit_code == 2 and "reads diversity qrels" in out.stderr
+
+
+def test_ordinary_qrels_are_announced(tmp_path):
+    """Ordinary qrels (iteration 0 everywhere) read as diversity qrels: one intent per query, said on stderr."""
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    (tmp_path / "d").write_text("1 1 d1 1\n1 2 d2 1\n2 1 d1 1\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d1 1 2.0 t\n")
+    args = ["-m", "alpha_nDCG@10", str(tmp_path / "r")]
+    out = invoke(["report", "--qrels", str(tmp_path / "q"), *args])
+    assert out.exit_code == 0 and "every judgment is of subtopic 0: each query counts as one intent" in out.stderr
+    assert invoke(["-q", "report", "--qrels", str(tmp_path / "q"), *args]).stderr == ""
+    assert "subtopic" not in invoke(["report", "--qrels", str(tmp_path / "d"), *args]).stderr

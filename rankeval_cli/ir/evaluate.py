@@ -122,7 +122,7 @@ def read_judgments(path: str, measures, doc_groups: str | None = None):
         from ..measures.families.diversity_batch import DiversityBatch
 
         dq = read_diversity_qrels(path)
-        return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq)}
+        return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq), "notes": _diversity_notes(dq)}
     qrels = trec.read_qrels(path)
     if not any(m.definition.reads == "groups" for m in measures):
         return qrels, None
@@ -136,6 +136,14 @@ def read_judgments(path: str, measures, doc_groups: str | None = None):
     groups = read_doc_groups(doc_groups)
     label = _labels(groups, qrels.docno, qrels.source)
     return qrels, {"groups": partial(GroupsBatch, groups=groups, qrels=qrels, qrels_label=label), "doc_groups": groups}
+
+
+def _diversity_notes(dq) -> list:
+    """A note when every query of the diversity qrels has one subtopic (ordinary qrels, most likely)."""
+    if len({s for subs in dq.subtopics for s in subs}) != 1 or any(len(subs) != 1 for subs in dq.subtopics):
+        return []
+    return [f"{dq.source}: every judgment is of subtopic {dq.subtopics[0][0]}: each query counts as one intent "
+            "(the second field of diversity qrels is the subtopic, as ndeval and ir_measures read it)"]
 
 
 def _labels(groups, docnos, source: str):
@@ -168,6 +176,8 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     from ..textio import is_regular_file
 
     qrels, extra = read_judgments(qrels_path, measures, settings.doc_groups)
+    for note in (extra or {}).get("notes", ()) if warn is not None else ():
+        warn(note)
     in_line = not all(is_regular_file(path) for path in files)
     out = map_units(_evaluate_run, list(files), shared=(qrels, extra, measures, settings), label="runs",
                     serial=in_line)
