@@ -84,9 +84,9 @@ def test_the_lists_agree():
 
 @pytest.mark.parametrize("name, fragment", [("alpha_nDCG@10", "alpha_nDCG@20"), ("INST(max_rel=3)", "INST")])
 def test_completion_offers_the_registry(name, fragment):
-    from rankeval_cli.commands._ir import _complete_measure
+    from rankeval_cli.commands._ir import complete_measure
 
-    assert fragment in _complete_measure(None, None, name[:4])
+    assert fragment in complete_measure(None, None, name[:4])
 
 
 def test_the_public_listing():

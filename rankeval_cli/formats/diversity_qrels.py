@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError
-from ..textio import open_binary, read_blocks, source_name
+from ..inputs import open_binary, read_blocks, source_name
 from .byteids import ByteIds, same
-from .trec import Qrels
-from .trec_fields import QRELS, check_ids, fields, integers, shown
+from .trec.qrels import Qrels
+from .trec.fields import QRELS, check_ids, fields, integers, shown
 
 
 @dataclass
@@ -170,7 +170,7 @@ def _assemble(lines: _Lines, queries: _Ids, subtopics: _Ids, name: str) -> Diver
     doc_of_line = doc_of_line[order]
     del order
     qids = sorted(queries.names, key=lambda n: n.encode("utf-8"))
-    _no_twice(key, doc_of_line, sub_index, line, doc, doc_query, names, qids, name)
+    _no_twice(key, (doc_of_line, sub_index, line), doc, doc_query, names, qids, name)
     doc_offsets = np.searchsorted(doc_of_line, np.arange(len(doc_query) + 1)).astype(np.int64)
     best = np.maximum(np.maximum.reduceat(judgment, doc_offsets[:-1]), 0).astype(np.int64) if len(judgment) else \
         np.zeros(0, np.int64)
@@ -207,9 +207,10 @@ def _subtopic_index(q: np.ndarray, sub: np.ndarray, sub_names: list, n_queries: 
     return index[code].astype(np.int32), names
 
 
-def _no_twice(key, doc_of_line, sub_index, line, doc, doc_query, names, qids, name) -> None:
+def _no_twice(key, per_line: tuple, doc, doc_query, names, qids, name) -> None:
     """A (qid, subtopic, docno) judged twice is an error at its second line (``key`` sorted, pairs in the
-    file's order)."""
+    file's order; ``per_line``: each judgment's document, subtopic index and line, in that order)."""
+    doc_of_line, sub_index, line = per_line
     twice = np.flatnonzero(key[1:] == key[:-1])
     if len(twice):
         first, second = twice[0], twice[0] + 1

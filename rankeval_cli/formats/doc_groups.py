@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import DataError
 from .byteids import ByteIds, same
-from .trec import HashIndex
+from .trec.join import HashIndex
 
 
 @dataclass
@@ -50,7 +50,7 @@ class DocGroups:
 
 def read_doc_groups(source) -> DocGroups:
     """Read a document-groups file (module docstring)."""
-    from ..textio import iter_lines, source_name
+    from ..inputs import iter_lines, source_name
 
     name = source_name(source)
     header, docnos, rows = None, [], []

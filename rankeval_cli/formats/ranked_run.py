@@ -1,7 +1,7 @@
 """A TREC run read with its rank field, for ``rankeval ndeval``: ndeval orders a topic's documents
 by their rank (its ``-traditional`` by score), and its topics are numbers.
 
-Lines are split as every TREC run is (:mod:`.trec_fields`: white space, ``#`` comments, gzip;
+Lines are split as every TREC run is (:mod:`.trec.fields`: white space, ``#`` comments, gzip;
 fields after the sixth ignored). The rank is a whole number ≥ 0; the topic is a whole number
 ≥ 0 or, as ndeval's ``parseTopic`` reads it, a prefix up to a ``-`` followed by one (``wt09-1``
 is topic 1). Each is an error at its line otherwise, as a score that is not a number is.
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
-from ..textio import open_binary, read_blocks, source_name
+from ..inputs import open_binary, read_blocks, source_name
 from .byteids import ByteIds
-from .trec_fields import RUN, check_ids, fields, integers, numbers, shown
+from .trec.fields import RUN, check_ids, fields, integers, numbers, shown
 
 #: the largest whole number ndeval's ``naturalNumber`` reads (it stops above 100000 before the last digit)
 LARGEST = 1000009

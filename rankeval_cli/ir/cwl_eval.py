@@ -94,7 +94,7 @@ def parse_metric(text: str) -> Metric:
 def read_metrics(path: str | None) -> list:
     if path is None:
         return [parse_metric(m) for m in DEFAULT_METRICS]
-    from ..textio import iter_lines
+    from ..inputs import iter_lines
 
     out = []
     for line, text in iter_lines(path):
@@ -107,7 +107,7 @@ def read_metrics(path: str | None) -> list:
 
 def read_gains(path: str, options: Options) -> dict:
     """{topic: {docno: gain}}; a gain outside [min_gain, max_gain] or given twice is an error."""
-    from ..textio import iter_lines
+    from ..inputs import iter_lines
 
     gains: dict = {}
     for line, text in iter_lines(path):
@@ -132,7 +132,7 @@ def read_costs(path: str | None) -> dict:
     """{element type: cost}."""
     if path is None:
         return {}
-    from ..textio import iter_lines
+    from ..inputs import iter_lines
 
     costs = {}
     for line, text in iter_lines(path):
@@ -149,7 +149,7 @@ def read_costs(path: str | None) -> dict:
 def rankings(path: str, gains: dict, costs: dict):
     """Yield ``(topic, gains, costs)`` per run of consecutive lines of one topic, in file order (NaN: no
     gain, no cost)."""
-    from ..textio import iter_lines
+    from ..inputs import iter_lines
 
     topic, g, c = None, [], []
     for line, text in iter_lines(path):
@@ -187,7 +187,7 @@ def report(options: Options, gain_path: str, result_path: str, batch: int = 256)
     except DataError as error:  # a model's check of the gains (the reader's errors are located)
         raise error.located(gain_path)
     if options.bib_file:
-        from ..textio import atomic_output
+        from ..outputs import atomic_output
         from .cwl_classes import bibtex
 
         with atomic_output(options.bib_file) as out:

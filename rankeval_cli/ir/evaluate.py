@@ -115,7 +115,7 @@ def read_judgments(path: str, measures, doc_groups: str | None = None):
     the fairness measures."""
     from functools import partial
 
-    from ..formats import trec
+    from ..formats.trec.qrels import read_qrels
 
     if any(m.definition.reads == "diversity" for m in measures):
         from ..formats.diversity_qrels import read_diversity_qrels
@@ -123,7 +123,7 @@ def read_judgments(path: str, measures, doc_groups: str | None = None):
 
         dq = read_diversity_qrels(path)
         return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq), "notes": _diversity_notes(dq)}
-    qrels = trec.read_qrels(path)
+    qrels = read_qrels(path)
     if not any(m.definition.reads == "groups" for m in measures):
         return qrels, None
     from ..measures.families.fairness import GroupsBatch
@@ -173,7 +173,7 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     message) hears of the run's queries that the qrels lack. The qrels are read once; the
     runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
     from ..executor import map_units
-    from ..textio import is_regular_file
+    from ..inputs import is_regular_file
 
     qrels, extra = read_judgments(qrels_path, measures, settings.doc_groups)
     for note in (extra or {}).get("notes", ()) if warn is not None else ():
@@ -193,12 +193,12 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
 
 def _evaluate_run(shared, path: str) -> RunValues:
     """One run file joined with the qrels: its per-query values, queries in trec_eval's order."""
-    from ..formats import trec
+    from ..formats.trec.streaming import stream_join
     from ..measures.ir import ranking_from_joined
 
     qrels, extra, measures, settings = shared
     values, tag = RunValues(path), None
-    for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+    for joined, run in stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
         if joined is None:  # the run's queries are scattered: it is read again whole
             values, tag = RunValues(path), None
             continue

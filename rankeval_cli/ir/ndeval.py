@@ -104,8 +104,9 @@ def _no_rank_twice(run, code) -> None:
 
 def _joined_values(options: Options, dq, run, topics, code, values) -> int:
     """Fill ``values`` for the run topics the qrels judge; returns their number."""
-    from ..formats.trec import Run, join
-    from ..formats.trec_fields import LineMap
+    from ..formats.trec.join import join
+    from ..formats.trec.run import Run
+    from ..formats.trec.fields import LineMap
     from ..measures.families.diversity_batch import DiversityBatch
     from ..measures.ir import ranking_from_joined
 

@@ -66,7 +66,7 @@ def cwl_values(qb, params, continuation) -> np.ndarray:
 
 
 def _declare(root: str, name: str, continuation, params: tuple, doc: str, *, gain_free: bool, at=None,
-             examples=(), better: str = "higher"):
+             examples=()):
     """One C/W/L measure: its registry definition and its ir_measures spelling."""
     def compute(qb, p):
         return cwl_values(qb, p, continuation)
@@ -74,7 +74,7 @@ def _declare(root: str, name: str, continuation, params: tuple, doc: str, *, gai
     compute.__doc__ = doc
     compute.__name__ = root
     ties = {} if gain_free else {"ties": GAIN_DEPENDENT}
-    registered = measure(root, SOURCE, named=params, better=better, **CWL, **ties)(compute)
+    registered = measure(root, SOURCE, named=params, **CWL, **ties)(compute)
     if gain_free:
         registered.expected(compute)
 

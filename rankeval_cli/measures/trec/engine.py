@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir import UNJUDGED, Ranking
 from ...batch import offsets_from_sizes
-from .queries import QueryBatch
+from .queries import BatchSettings, QueryBatch
 from . import registry
 
 
@@ -105,9 +105,9 @@ def remap_grades(ranking: Ranking, grade_map) -> Ranking:
 
 def query_batch(ranking: Ranking, *, rel_level: int, tie_policy: str = "trec", **options) -> QueryBatch:
     """The :class:`~.queries.QueryBatch` of a ranking batch."""
+    settings = BatchSettings(rel_level=rel_level, expected=tie_policy == "expected", **options)
     return QueryBatch(ranking.offsets, ranking.rel, ranking.judged_offsets, ranking.judged_grade,
-                      rel_level=rel_level, tie_block=ranking.tie_block, expected=tie_policy == "expected",
-                      **options)
+                      tie_block=ranking.tie_block, settings=settings)
 
 
 def compute(batch, definition: registry.Definition, params: registry.Params, expected: bool = False):
