@@ -137,7 +137,7 @@ def trec_eval_summary(d, name: str, evaluation, options) -> float:
     n = evaluation.qrels_queries if options.complete else n_eval
     if d.summary == "queries":
         return float(n)
-    if name == "num_rel" and options.complete and options.zscores is None:
+    if name == "num_rel" and options.complete:  # m_num_rel.c recounts it from the qrels (-Z or not)
         return float(evaluation.positive)
     column = evaluation.values[name]
     total = float(np.cumsum(column)[-1]) if len(column) else 0.0

@@ -176,12 +176,16 @@ def _roundtrip(results: dict) -> list[Check]:
         else:
             check.status = f"not run ({back.status})"
         out.append(check)
-    for suffix, what in (("", "four measures, binary qrels"), ("-graded", "four measures, graded qrels"),
-                         ("-all", "-m all_trec")):
-        ours, theirs = results.get(f"W5/rk-trec_eval{suffix}"), results.get(f"W5/trec_eval{suffix}")
+    from .trec_sizes import SAME_BYTES
+
+    pairs = [(f"W5/rk-trec_eval{suffix}", f"W5/trec_eval{suffix}", f"W5, {what}")
+             for suffix, what in (("", "four measures, binary qrels"), ("-graded", "four measures, graded qrels"),
+                                  ("-all", "-m all_trec"))]
+    for our_key, their_key, what in pairs + [(a, b, f"TREC, {w}") for a, b, w in SAME_BYTES]:
+        ours, theirs = results.get(our_key), results.get(their_key)
         if ours is None or theirs is None:
             continue
-        check = Check(f"W5 rankeval trec_eval = trec_eval ({what})", "byte-identical output")
+        check = Check(f"rankeval trec_eval = trec_eval ({what})", "byte-identical output")
         if ours.ok and theirs.ok:
             check.status = "same" if filecmp.cmp(ours.output, theirs.output, shallow=False) else "DIFFERENT"
         else:

@@ -71,14 +71,24 @@ def _cpu(mine, other, speedup: bool = True) -> str:
     return f"; CPU {mine.cpu_median:.3f} s vs {other.cpu_median:.3f} s ({ratio:.2f}×)"
 
 
+def _slowdown_target(results, label, key, other_key, limit) -> Target:
+    """wall time of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "median", "s")
+
+
 def _memory_target(results, label, key, other_key, limit) -> Target:
     """peak RSS of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "peak", "MB")
+
+
+def _ratio_of(results, spec, what: str, unit: str) -> Target:
+    label, key, other_key, limit = spec
     t = Target(label, f"≤ {limit:g}×")
     mine, other = _get(results, key), _get(results, other_key)
     if mine and other:
-        ratio = mine.peak / other.peak
-        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
-        t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
+        a, b = getattr(mine, what), getattr(other, what)
+        t.measured, t.met = f"{a / b:.2f}×", a / b <= limit
+        t.detail = f"{a:.3f} s vs {b:.3f} s" if unit == "s" else f"{a:.0f} MB vs {b:.0f} MB"
     else:
         t.detail = _why(results, key if not mine else other_key)
     return t
@@ -165,6 +175,11 @@ def targets(results: dict) -> list[Target]:
             if f"W7/report-cwl{i}" in results:
                 out.append(_ratio_target(results, f"W7 report {CWL_MEASURES[i]} vs nDCG@10",
                                          f"W7/report-cwl{i}", "W7/report-ndcg", 1.5))
+    if "TREC/te-50" in results:
+        from .trec_sizes import MEMORY_TARGETS, TIME_TARGETS
+
+        out.extend(_slowdown_target(results, *spec) for spec in TIME_TARGETS)
+        out.extend(_memory_target(results, *spec) for spec in MEMORY_TARGETS)
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]

@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from ...batch import distinct
 from .counts import column
 from .params import c_atol
 from .legacy import legacy_values
@@ -91,7 +92,7 @@ class Gains:
     def __init__(self, qb, pairs, normalize: bool = False, walk: str = "ndcg"):
         self.qb = qb
         tables = {}
-        for levels in np.unique(qb.num_rel_levels).tolist():
+        for levels in distinct(qb.num_rel_levels).tolist():
             grades, g, counted = gain_table(pairs, levels, qb.version)
             if normalize:  # rbp: gains into [0, 1]; trec_eval starts min and max unset (taken as 0)
                 low, high = min(0.0, g.min(initial=0.0)), max(0.0, g.max(initial=0.0))

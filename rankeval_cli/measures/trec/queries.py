@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...batch import offsets_from_sizes
+from ...batch import distinct, offsets_from_sizes
 from ..ties import padded_buckets
 
 NONPOOL, UNJUDGED = -1, -2
@@ -269,7 +269,7 @@ class QueryBatch:
     @cached_property
     def grades(self) -> np.ndarray:
         """The distinct judged grades of the batch, ascending."""
-        return np.unique(self.judged_grade)
+        return distinct(self.judged_grade)
 
     @cached_property
     def rel_levels(self) -> np.ndarray:
