@@ -122,10 +122,32 @@ def jobs_options(f):
 
 def _configure_executor(ctx, param, value):
     """--jobs / --scheduler also set the executor's defaults for this run (kernels read them)."""
+    return value if ctx.resilient_parsing else configure_executor(param.name, value)
+
+
+def configure_executor(name: str, value):
+    """Check ``--jobs`` (with $RANKEVAL_JOBS; more than a few per CPU is capped with a note) or
+    ``--scheduler`` (with $RANKEVAL_SCHEDULER) before any work starts, and configure the executor."""
     from .. import executor
 
-    executor.configure(**{param.name: value})
+    if name == "jobs":
+        note = executor.jobs_note(value)  # also refuses a malformed $RANKEVAL_JOBS (exit 2)
+        if note:
+            warn(note)
+    else:
+        value = _scheduler_address(value)
+    executor.configure(**{name: value})
     return value
+
+
+def _scheduler_address(value):
+    """--scheduler (else $RANKEVAL_SCHEDULER) parsed before dask sees it: a usage error in one line."""
+    from ..scheduler_address import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"

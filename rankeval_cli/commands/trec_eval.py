@@ -27,12 +27,6 @@ REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 TIE_POLICIES = ("trec", "pessimistic", "optimistic", "expected")
 
 
-def _configure_executor(**settings):
-    from .. import executor
-
-    executor.configure(**settings)
-
-
 def getopt(args):
     """(options as [(letter or long name, value)], operands) as glibc's getopt_long reads ``args``."""
     opts, operands = [], []
@@ -105,7 +99,7 @@ class GetoptCommand(click.Command):
         if any(key == "h" for key, _ in opts):
             click.echo(ctx.get_help(), color=ctx.color)
             ctx.exit()
-        _configure_executor(jobs=None, scheduler=None)
+        executor = dict(jobs=None, scheduler=None)
         values = dict(query=False, complete=False, nosummary=False, level=1, measures=[], judged=False,
                       num_docs=0, depth=None, rel_format="qrels", results_format="trec_results", zscores=None,
                       version=10, tie_policy="trec", show_version=False)
@@ -130,10 +124,12 @@ class GetoptCommand(click.Command):
             elif key == "jobs":
                 if not value.isdigit():
                     raise click.BadParameter(f"{value!r} is not a whole number", ctx, param_hint="'--jobs'")
-                _configure_executor(jobs=int(value))
+                executor["jobs"] = int(value)
             elif key == "scheduler":
-                _configure_executor(scheduler=value)
+                executor["scheduler"] = value
             # -D (debug level) and -o (obsolete in trec_eval) are accepted and change nothing
+        for name, value in executor.items():
+            _common.configure_executor(name, value)
         ctx.params.update(values, files=tuple(operands))
         return []
 
