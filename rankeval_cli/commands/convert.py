@@ -36,7 +36,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "wmt-da, wmt-da-scores, mqm: the language pair, when the file name does not tell it "
                    "(-xx-yy.csv, mqm_TESTSET_xxyy).")
 @click.option("--item-types", default=None, metavar="LIST",
-              help="appraise: the item types kept [default: TGT,CHK]\f"
+              callback=_common.parsed_by("formats.appraise:parse_item_types", keep_text=True), help="appraise: the item types kept [default: TGT,CHK]\f"
                    "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
                    "WMT22-24: TGT].")
 @click.option("--exclude-documents", "exclude_documents", multiple=True, metavar="PATTERN",
