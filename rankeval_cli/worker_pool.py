@@ -30,7 +30,7 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
     import concurrent.futures as cf
     from concurrent.futures.process import BrokenProcessPool
 
-    from .textio import _Interrupts
+    from .outputs import _Interrupts
 
     with _Interrupts.raising():
         pool = cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_start_worker,
@@ -54,7 +54,7 @@ class _HeldSubmits:
         self.pool = pool
 
     def submit(self, fn, *args):
-        from .textio import _Interrupts
+        from .outputs import _Interrupts
 
         with _Interrupts.held():
             return self.pool.submit(fn, *args)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from ..errors import DataError
-from ..textio import open_binary, read_blocks, source_name
-from .trec_fields import refuse_lone_cr
+from ...errors import DataError
+from ...inputs import open_binary, read_blocks, source_name
+from .fields import refuse_lone_cr
 
 
 def field_lines(source, width: int, what: tuple):
