@@ -28,8 +28,10 @@ import hashlib
 import os
 from typing import Any, Callable, Hashable, Iterator, Sequence
 
-#: environment variables giving the defaults of --jobs and --scheduler
-JOBS_ENV, SCHEDULER_ENV = "RANKEVAL_JOBS", "RANKEVAL_SCHEDULER"
+from .scheduler_address import SCHEDULER_ENV  # noqa: F401  (the default of --scheduler; re-exported)
+
+#: the environment variable giving the default of --jobs
+JOBS_ENV = "RANKEVAL_JOBS"
 
 
 def unit_seed(seed: int, key) -> "np.random.SeedSequence":

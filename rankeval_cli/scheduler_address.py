@@ -13,8 +13,8 @@ import math
 import os
 import re
 
-from .executor import SCHEDULER_ENV
-
+#: the environment variable giving the default of --scheduler
+SCHEDULER_ENV = "RANKEVAL_SCHEDULER"
 PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss")
 TIMEOUT_ENV = "RANKEVAL_DASK_TIMEOUT"
 #: seconds to wait for the scheduler before giving up (``$RANKEVAL_DASK_TIMEOUT``)
