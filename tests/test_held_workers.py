@@ -161,3 +161,10 @@ def test_wellformed_addresses_pass():
     for address in ("tcp://127.0.0.1:8786", "127.0.0.1:8786", "[::1]:8786", "tls://sched.example.org:8786",
                     "ws://host", "ucx://10.0.0.1:13337"):
         assert check_address(address) == address
+
+
+@pytest.mark.parametrize("args", [["compare", "--permutations", "1e26"], ["compare", "--bootstrap", "10" + "0" * 26],
+                                  ["tau", "--bootstrap", "1000000000000001"], ["meta-eval", "--permutations", "9" * 30]])
+def test_resampling_counts_beyond_the_cap_are_usage_errors(args):
+    result = _cli(args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "Invalid value" in result.stderr

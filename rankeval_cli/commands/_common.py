@@ -135,6 +135,12 @@ class FiniteFloat(click.FloatRange):
         return super().convert(number, param, ctx)
 
 
+def replicates(minimum: int = 1) -> click.IntRange:
+    """The type of --bootstrap and --permutations: a whole number from ``minimum`` to
+    :data:`~rankeval_cli.vocabulary.MAX_REPLICATES` (beyond it, a usage error before any work)."""
+    return click.IntRange(minimum, vocabulary.MAX_REPLICATES)
+
+
 def jobs_options(f):
     """``-j/--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run.
 
