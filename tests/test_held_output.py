@@ -131,3 +131,13 @@ def test_mtme_scores_at_the_limit_give_no_warning(tree):
     proc = _run(["meta-eval", "--mtme", str(tree), "--permutations", "20"], PYTHONWARNINGS="error")
     assert proc.returncode == 0, proc.stderr
     assert b"Warning" not in proc.stderr and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--title", "--label"])
+def test_plot_text_that_is_not_utf8_is_a_usage_error(tmp_path, option):
+    table = tmp_path / "table.tsv"
+    table.write_text("group\tsystem\tmeasure\tvalue\nq1\ta\tmap\t0.5\nq2\ta\tmap\t0.25\n")
+    proc = subprocess.run([sys.executable, "-m", "rankeval_cli", "plot", "distribution", option.encode() ,
+                           b"bad\xff\xfe", str(table), "-o", str(tmp_path / "f.png")], capture_output=True, timeout=120)
+    assert proc.returncode == 2 and b"not valid UTF-8" in proc.stderr and b"Traceback" not in proc.stderr
+    assert not (tmp_path / "f.png").exists()

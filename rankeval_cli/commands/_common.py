@@ -135,6 +135,19 @@ class FiniteFloat(click.FloatRange):
         return super().convert(number, param, ctx)
 
 
+def utf8_text(ctx, param, value):
+    """A click callback refusing text that is not valid UTF-8 (bytes the shell passed through
+    undecoded): a usage error naming the option, not a traceback where the text is drawn or written."""
+    for text in (value if isinstance(value, (tuple, list)) else (value,)):
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+                raise click.BadParameter(f"'{shown}' is not valid UTF-8") from None
+    return value
+
+
 def replicates(minimum: int = 1) -> click.IntRange:
     """The type of --bootstrap and --permutations: a whole number from ``minimum`` to
     :data:`~rankeval_cli.vocabulary.MAX_REPLICATES` (beyond it, a usage error before any work)."""
