@@ -13,9 +13,6 @@ import contextlib
 
 from .errors import DataError
 
-#: seconds to wait for the scheduler before giving up (``$RANKEVAL_DASK_TIMEOUT``)
-CONNECT_TIMEOUT = 30.0
-
 
 def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
     """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``."""
@@ -54,25 +51,24 @@ def _client(address: str):
         import click
 
         raise click.UsageError("--scheduler needs dask.distributed: pip install 'rankeval-cli[dask]'") from None
+    from .scheduler_address import check_address, connect_timeout
+
     try:
-        client = Client(address, timeout=_timeout(), set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise DataError(f"cannot reach the dask scheduler ({exc})", address) from None
+        address = check_address(address)
+    except ValueError as exc:
+        import click
+
+        raise click.UsageError(str(exc)) from None
+    try:
+        client = Client(address, timeout=connect_timeout(), set_as_default=False)
+    except Exception as exc:  # noqa: BLE001 -- Dask raises many kinds for one failure to connect
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise DataError(f"cannot reach the dask scheduler ({reason})", address) from None
     try:
         with client.as_current():
             yield client
     finally:
         client.close()
-
-
-def _timeout() -> float:
-    import os
-
-    text = os.environ.get("RANKEVAL_DASK_TIMEOUT", "").strip()
-    try:
-        return float(text) if text else CONNECT_TIMEOUT
-    except ValueError:
-        raise DataError(f"RANKEVAL_DASK_TIMEOUT={text!r} is not a number of seconds") from None
 
 
 def _run(client, fn, units, shared, label):

@@ -74,6 +74,24 @@ HELP_NAMES = ["-h", "--help"]
 class LazyGroup(click.Group):
     """A group that imports a subcommand's module only when that subcommand runs."""
 
+    def main(self, *args, **kwargs):
+        """The standard streams held first (:mod:`.std_streams`); a stdout that cannot be written is one line."""
+        from .std_streams import cannot_write, hold_std_streams
+
+        hold_std_streams()
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:  # what is still buffered fails here, not silently after the exit status is set
+                import sys
+
+                sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            raise SystemExit(0) from None
+        except OSError as exc:
+            cannot_write(exc)
+
     def list_commands(self, ctx):
         return [name for name in COMMANDS if _module_exists(name)]
 
@@ -106,6 +124,14 @@ class LazyGroup(click.Group):
                 formatter.write(f"{'':>{formatter.current_indent - 1}}{heading}:\n")
                 for name, text in shown:
                     formatter.write(f"{'':>{formatter.current_indent}}{name:<{width}}{text}\n")
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, stdout points at /dev/null so the interpreter's last flush is silent."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
 
 
 def call_body(command: click.Command, **params):

@@ -18,6 +18,9 @@ FAST = ("trec_eval", "trec-eval")
 
 
 def main() -> None:
+    from .std_streams import hold_std_streams
+
+    hold_std_streams()  # UTF-8 out, closed streams held: on the fast path too
     args = sys.argv[1:]
     if args and args[0] in FAST and not _click_needed():
         _trec_eval(args[0], args[1:])
@@ -28,8 +31,10 @@ def main() -> None:
 
 
 def _click_needed() -> bool:
-    """Settings only click's path applies: shell completion, a line cap from the environment."""
-    return "_RANKEVAL_COMPLETE" in os.environ or "RANKEVAL_MAX_LINE_BYTES" in os.environ
+    """Settings only click's path applies: shell completion, a line cap, jobs or a scheduler from the
+    environment (checked, and --jobs capped with a note, there)."""
+    return any(name in os.environ for name in ("_RANKEVAL_COMPLETE", "RANKEVAL_MAX_LINE_BYTES", "RANKEVAL_JOBS",
+                                                "RANKEVAL_SCHEDULER"))
 
 
 def _trec_eval(name: str, args: list) -> None:
@@ -41,14 +46,14 @@ def _trec_eval(name: str, args: list) -> None:
         if any(key == "h" for key, _ in opts):
             raise ArgError("help")
         params = settings(opts)
-    except ArgError:  # help, or a bad command line: click's path prints them as for every command
+        if params["jobs"] is not None or params["scheduler"] is not None:
+            raise ArgError("parallel")  # click's path checks them (a cap with a note, the address)
+    except ArgError:  # help, a bad command line, --jobs or --scheduler: click's path, as for every command
         from .cli import main as group
 
         group()
         return
-    from . import executor
-
-    executor.configure(jobs=params.pop("jobs"), scheduler=params.pop("scheduler"))
+    del params["jobs"], params["scheduler"]
     run_mapped(_run, name, params, operands)
 
 

@@ -28,8 +28,10 @@ import hashlib
 import os
 from typing import Any, Callable, Hashable, Iterator, Sequence
 
-#: environment variables giving the defaults of --jobs and --scheduler
-JOBS_ENV, SCHEDULER_ENV = "RANKEVAL_JOBS", "RANKEVAL_SCHEDULER"
+from .scheduler_address import SCHEDULER_ENV  # noqa: F401  (the default of --scheduler; re-exported)
+
+#: the environment variable giving the default of --jobs
+JOBS_ENV = "RANKEVAL_JOBS"
 
 
 def unit_seed(seed: int, key) -> "np.random.SeedSequence":
@@ -68,25 +70,53 @@ def configure(**settings) -> None:
     _configured.update(settings)
 
 
+#: the most worker processes a run starts, per CPU this process may use
+JOBS_PER_CPU = 4
+
+
 def resolve_jobs(jobs: int | None) -> int:
     """The number of worker processes: ``jobs``, else ``$RANKEVAL_JOBS``, else 1.
 
     0 means one per CPU this process may use. The default is 1 (not the CPU count)
     because rankeval is a filter that Makefiles run many at a time (``make -j``).
+    More than :data:`JOBS_PER_CPU` per CPU is capped there (:func:`jobs_note`). A value of
+    ``$RANKEVAL_JOBS`` that is not a whole number >= 0 is a usage error (exit 2).
     """
     if jobs is None:
-        text = os.environ.get(JOBS_ENV, "").strip()
-        if not text:
+        jobs = jobs_from_environment()
+        if jobs is None:
             return 1
-        try:
-            jobs = int(text)
-        except ValueError:
-            raise ValueError(f"{JOBS_ENV}={text!r} is not a whole number of jobs") from None
-        if jobs < 0:
-            raise ValueError(f"{JOBS_ENV}={text!r}: the number of jobs cannot be negative")
+    cpus = cpu_count()
     if jobs == 0:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return jobs
+        return cpus
+    return min(jobs, JOBS_PER_CPU * cpus)
+
+
+def jobs_note(jobs: int | None) -> str | None:
+    """The note announcing that ``jobs`` (else ``$RANKEVAL_JOBS``) is capped, or None."""
+    asked = jobs if jobs is not None else jobs_from_environment()
+    if asked is None or asked <= JOBS_PER_CPU * cpu_count():
+        return None
+    return f"{asked} jobs is more than {JOBS_PER_CPU} per CPU ({cpu_count()} CPUs): running {resolve_jobs(asked)}"
+
+
+def jobs_from_environment() -> int | None:
+    """``$RANKEVAL_JOBS`` as a whole number >= 0, None when unset or blank; else a usage error."""
+    import re
+
+    text = os.environ.get(JOBS_ENV, "").strip()
+    if not text:
+        return None
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        import click
+
+        raise click.UsageError(f"{JOBS_ENV}={text!r} is not a whole number of jobs >= 0 (0 = one per CPU)")
+    return int(text)
+
+
+def cpu_count() -> int:
+    """The CPUs this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def resolve_scheduler(scheduler: str | None) -> str | None:
@@ -170,13 +200,13 @@ def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = 
 
 def _pool_ordered(fn, units, shared, jobs, label):
     import collections
-    import concurrent.futures as cf
 
     from .pipeline import phase_progress
 
+    from .worker_pool import worker_pool
+
     window = collections.deque()
-    with phase_progress(label, len(units)) as advance, \
-            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
+    with phase_progress(label, len(units)) as advance, worker_pool(jobs, _install, (shared,)) as pool:
         try:
             pending = iter(units)
             for unit in pending:
@@ -193,14 +223,6 @@ def _pool_ordered(fn, units, shared, jobs, label):
         finally:
             for future in window:
                 future.cancel()
-
-
-def _context():
-    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time."""
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
 
 
 def _serial(fn, units, shared, label):
@@ -230,18 +252,13 @@ def _pool(fn, units, shared, jobs, label):
     import concurrent.futures as cf
 
     from .pipeline import phase_progress
+    from .worker_pool import worker_pool
 
     # the shared data reaches each worker once, through the initializer
     results: list = [None] * len(units)
-    with phase_progress(label, len(units)) as advance, \
-            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
+    with phase_progress(label, len(units)) as advance, worker_pool(jobs, _install, (shared,)) as pool:
         futures = {pool.submit(_call, fn, unit): i for i, unit in enumerate(units)}
-        try:
-            for future in cf.as_completed(futures):
-                results[futures[future]] = future.result()
-                advance(1)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        for future in cf.as_completed(futures):
+            results[futures[future]] = future.result()
+            advance(1)
     return results

@@ -82,6 +82,10 @@ def atomic_output(dest, binary: bool = False) -> Iterator[IO]:
         yield dest
         return
     dest = os.fspath(dest)
+    if dest.endswith(("/", "/.", "/..")):  # a folder's name, even when no such folder exists
+        import click
+
+        raise click.BadParameter(f"{dest!r} names a directory; give a file name", param_hint="'-o' / '--output'")
     fd = _open_in_place(dest)
     writer = _write_through if fd is not None else _write_and_rename
     with writer(dest, fd, binary) as out:
@@ -89,13 +93,22 @@ def atomic_output(dest, binary: bool = False) -> Iterator[IO]:
 
 
 def _descriptor_of(path: str) -> int | None:
-    """N for ``/dev/fd/N``, ``/proc/self/fd/N``, ``/dev/stdout`` (1) and ``/dev/stderr`` (2); else None."""
-    path = os.path.normpath(os.path.abspath(path))
+    """N for ``/dev/fd/N``, ``/proc/self/fd/N``, ``/dev/stdout`` (1) and ``/dev/stderr`` (2), or a
+    symbolic link (of links) to one of them; else None."""
     named = {"/dev/stdout": 1, "/dev/stderr": 2}
-    if path in named:
-        return named[path]
-    match = re.fullmatch(r"/(?:dev|proc/self)/fd/(\d+)", path)
-    return int(match.group(1)) if match else None
+    fd_path = re.compile(rf"/(?:dev|proc/self|proc/{os.getpid()})/fd/(\d+)")
+    path = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit on links followed
+        path = os.path.normpath(path)
+        if path in named:
+            return named[path]
+        match = fd_path.fullmatch(path)
+        if match:
+            return int(match.group(1))
+        if not os.path.islink(path):
+            return None
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return None
 
 
 def _open_in_place(dest: str) -> int | None:

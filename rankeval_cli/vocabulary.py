@@ -105,6 +105,9 @@ TIED_RANKS = ("minimize", "floor", "ceiling", "middle")
 DEFAULT_SEED = 12345
 #: bootstrap replicates and randomization trials when none are given
 DEFAULT_REPLICATES = 1000
+#: the most bootstrap replicates or permutations a run may ask for: p = (count + 1)/(N + 1) stays
+#: exact in a float64 below 2^53, and far beyond any run that ends (1e8 takes hours)
+MAX_REPLICATES = 10 ** 15
 #: the interval level when --bootstrap is given without --ci
 DEFAULT_LEVEL = 0.95
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey")

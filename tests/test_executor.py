@@ -51,9 +51,14 @@ def test_jobs_default_from_environment(monkeypatch):
     monkeypatch.setenv(executor.JOBS_ENV, "3")
     assert executor.resolve_jobs(None) == 3
     assert executor.resolve_jobs(0) >= 1
-    monkeypatch.setenv(executor.JOBS_ENV, "many")
-    with pytest.raises(ValueError):
-        executor.resolve_jobs(None)
+    import click
+
+    for text in ("many", "-1", "1.5", "1e3", "+2", "2_0", "0x10"):
+        monkeypatch.setenv(executor.JOBS_ENV, text)
+        with pytest.raises(click.UsageError):
+            executor.resolve_jobs(None)
+    monkeypatch.setenv(executor.JOBS_ENV, "10000")
+    assert executor.resolve_jobs(None) == executor.JOBS_PER_CPU * executor.cpu_count()
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +82,7 @@ def test_dask_worker_error_is_raised_as_itself(dask_scheduler):
 
 def test_unreachable_scheduler_is_a_one_line_error(monkeypatch):
     pytest.importorskip("distributed")
-    import rankeval_cli._dask as d
-
-    monkeypatch.setattr(d, "CONNECT_TIMEOUT", 1)
+    monkeypatch.setenv("RANKEVAL_DASK_TIMEOUT", "1")
     with pytest.raises(DataError) as info:
         executor.map_units(draw, range(3), shared=np.ones(3), scheduler="tcp://127.0.0.1:9")
     assert "cannot reach the dask scheduler" in str(info.value) and "\n" not in str(info.value)

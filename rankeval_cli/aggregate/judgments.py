@@ -242,10 +242,23 @@ def standardize(values: np.ndarray, judge: np.ndarray) -> np.ndarray:
     n = np.bincount(judge).astype(np.float64)
     mean = np.bincount(judge, weights=values) / n
     deviation = values - mean[judge]
-    variance = np.bincount(judge, weights=deviation * deviation) / np.maximum(n - 1, 1)
+    with np.errstate(over="ignore"):
+        variance = np.bincount(judge, weights=deviation * deviation) / np.maximum(n - 1, 1)
     sd = np.sqrt(variance)
+    if not np.isfinite(sd).all():  # squares beyond the float range (scores near ±1e300): scaled, for those judges
+        sd = _scaled_sd(deviation, judge, n, sd)
     sd[sd == 0] = 1.0
     return deviation / sd[judge]
+
+
+def _scaled_sd(deviation: np.ndarray, judge: np.ndarray, n: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """The standard deviations that overflowed, computed as c·sqrt(Σ(d/c)²/(n−1)) with c = max |d| of the judge."""
+    scale = np.zeros(len(n))
+    np.maximum.at(scale, judge, np.abs(deviation))
+    scale[scale == 0] = 1.0
+    scaled = deviation / scale[judge]
+    redone = scale * np.sqrt(np.bincount(judge, weights=scaled * scaled, minlength=len(n)) / np.maximum(n - 1, 1))
+    return np.where(np.isfinite(sd), sd, redone)
 
 
 def collect(batches: Iterable, by: Iterable[str] = (), higher_better: bool = False,

@@ -44,7 +44,7 @@ def resampling_options(ci_help: str = vocabulary.CI.help, bootstrap_help: str = 
     def decorate(f):
         f = click.option(vocabulary.SEED.name, type=click.IntRange(min=0), default=None, metavar="S",
                          help=seed_help)(f)
-        f = click.option(vocabulary.BOOTSTRAP.name, "bootstrap", type=click.IntRange(min=1), default=None,
+        f = click.option(vocabulary.BOOTSTRAP.name, "bootstrap", type=_common.replicates(), default=None,
                          metavar="N", help=bootstrap_help)(f)
         f = click.option(vocabulary.CI.name, "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True),
                          default=None, metavar="LEVEL", help=ci_help)(f)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from dataclasses import dataclass
 
 import click
@@ -55,10 +56,10 @@ class Parallel:
     scheduler: str | None = None
 
     def configure(self) -> None:
-        """Set :mod:`rankeval_cli.executor`'s defaults for this run (the kernels read them)."""
-        from .. import executor
-
-        executor.configure(jobs=self.jobs, scheduler=self.scheduler)
+        """Check the values and set :mod:`rankeval_cli.executor`'s defaults for this run (the kernels
+        read them): :func:`configure_executor`."""
+        configure_executor("jobs", self.jobs)
+        configure_executor("scheduler", self.scheduler)
 
 
 class AliasOption(click.Option):
@@ -134,6 +135,25 @@ class FiniteFloat(click.FloatRange):
         return super().convert(number, param, ctx)
 
 
+def utf8_text(ctx, param, value):
+    """A click callback refusing text that is not valid UTF-8 (bytes the shell passed through
+    undecoded): a usage error naming the option, not a traceback where the text is drawn or written."""
+    for text in (value if isinstance(value, (tuple, list)) else (value,)):
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+                raise click.BadParameter(f"'{shown}' is not valid UTF-8") from None
+    return value
+
+
+def replicates(minimum: int = 1) -> click.IntRange:
+    """The type of --bootstrap and --permutations: a whole number from ``minimum`` to
+    :data:`~rankeval_cli.vocabulary.MAX_REPLICATES` (beyond it, a usage error before any work)."""
+    return click.IntRange(minimum, vocabulary.MAX_REPLICATES)
+
+
 def jobs_options(f):
     """``-j/--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run.
 
@@ -145,6 +165,31 @@ def jobs_options(f):
     f = click.option("-j", vocabulary.JOBS.name, type=click.IntRange(min=0), default=None, metavar="N",
                      help=vocabulary.JOBS.help)(f)
     return option_group(f, None, ("jobs", "scheduler"), lambda **values: Parallel(**values).configure())
+
+
+def configure_executor(name: str, value):
+    """Check ``--jobs`` (with $RANKEVAL_JOBS; more than a few per CPU is capped with a note) or
+    ``--scheduler`` (with $RANKEVAL_SCHEDULER) before any work starts, and configure the executor."""
+    from .. import executor
+
+    if name == "jobs":
+        note = executor.jobs_note(value)  # also refuses a malformed $RANKEVAL_JOBS (exit 2)
+        if note:
+            warn(note)
+    else:
+        value = _scheduler_address(value)
+    executor.configure(**{name: value})
+    return value
+
+
+def _scheduler_address(value):
+    """--scheduler (else $RANKEVAL_SCHEDULER) parsed before dask sees it: a usage error in one line."""
+    from ..scheduler_address import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def by_option(help_text: str = vocabulary.BY.help):

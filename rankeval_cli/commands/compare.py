@@ -93,10 +93,10 @@ def draw_options(f):
     f = click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, metavar="S",
                      help="Seed of all random draws [default: 12345]\f"
                           "Seed of all random draws (recorded in the signature).")(f)
-    f = click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
+    f = click.option("--permutations", type=_common.replicates(), default=DEFAULT_REPLICATES, show_default=True,
                      metavar="R", help="Randomization trials [default: 1000]\f"
                                        "Approximate randomization trials (p_randomization).")(f)
-    f = click.option("--bootstrap", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
+    f = click.option("--bootstrap", type=_common.replicates(), default=DEFAULT_REPLICATES, show_default=True,
                      metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
                                        "Paired bootstrap replicates (intervals and p_bootstrap).")(f)
     f = click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=DEFAULT_LEVEL,

@@ -34,6 +34,7 @@ from . import _common
                    "wmt-da, wmt-da-scores, mqm: the language pair, when the file name does not tell it "
                    "(-xx-yy.csv, mqm_TESTSET_xxyy).")
 @click.option("--item-types", default=None, metavar="LIST",
+              callback=_common.parsed_by("formats.appraise:parse_item_types", keep_text=True),
               help="appraise: the item types kept [default: TGT,CHK]\f"
                    "appraise: the item types kept, comma-separated [default: TGT,CHK, as Appraise ranks; "
                    "WMT22-24: TGT].")

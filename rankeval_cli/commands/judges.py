@@ -87,7 +87,7 @@ def _measures(names):
 @click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=DEFAULT_LEVEL,
               show_default=True, metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
                                                        "Level of the percentile bootstrap intervals over topics.")
-@click.option("--bootstrap", type=click.IntRange(min=0), default=DEFAULT_REPLICATES, show_default=True, metavar="N",
+@click.option("--bootstrap", type=_common.replicates(0), default=DEFAULT_REPLICATES, show_default=True, metavar="N",
               help="Bootstrap replicates over topics [default: 1000]\f"
                    "Bootstrap replicates over topics (intervals, tests between candidates); 0 = none.")
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, metavar="S",

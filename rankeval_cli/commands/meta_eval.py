@@ -81,7 +81,7 @@ def _complete_measure(ctx, param, incomplete):
                    "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
                    "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
                    "task set only (spa, seg-acc-eq@item: the default --statistic).")
-@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
+@click.option("--permutations", type=_common.replicates(), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
                    "mt-metrics-eval's 1000 sign vectors).")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
@@ -89,7 +89,7 @@ def _complete_measure(ctx, param, incomplete):
               help="Bootstrap intervals at this level (e.g. 0.95)\f"
                    "Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
                    "resampled for segment statistics, systems for system ones (MEASURE:ci_low, :ci_high).")
-@click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--bootstrap", type=_common.replicates(), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
 @click.option("--permutation-stream", "stream", type=click.Choice(PERMUTATION_STREAMS), default="per-pair",

@@ -52,10 +52,10 @@ def _split_commas(ctx, param, value):
                    "every one the statistic has a value for; lp all for the average].")
 @click.option("--style", type=click.Choice(PLOT_STYLES), default="box", show_default=True,
               help="distribution: box or violin [default: box]\f" "distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
-@click.option("--label", "labels", multiple=True, metavar="TEXT",
+@click.option("--label", "labels", multiple=True, metavar="TEXT", callback=_common.utf8_text,
               help="Series names, or the x and y axis titles\f" "distribution: the name of each series in order (default: file name or column); "
                    "scatter: the x then the y axis title. Repeatable.")
-@click.option("--title", metavar="TEXT", help="A title over the figure.")
+@click.option("--title", metavar="TEXT", callback=_common.utf8_text, help="A title over the figure.")
 @click.option("--rename", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Names to draw, OLD<TAB>NEW per line\f"
                    "ranking, scatter: the names to draw, one OLD<TAB>NEW per line (OLD: a system's id or its "

@@ -131,6 +131,22 @@ def _matrices(inputs, qrels, measures, items_are_systems, value_column, by):
         yield (), m.name, names, np.vstack(system_matrix(systems, m, settings).raws)
 
 
+def _within_reach(rows):
+    """The rows of a plan, or one usage line when the options ask for what cannot be computed (more
+    than the topic cap, a power of 1e-300 or variances whose ratios leave the float range)."""
+    import functools
+
+    @functools.wraps(rows)
+    def checked(*args):
+        try:
+            return rows(*args)
+        except (ValueError, ArithmeticError) as exc:
+            raise click.UsageError(f"power: {exc}; the options ask for what cannot be computed "
+                                   "(a difference, variance, alpha or power that extreme)") from None
+    return checked
+
+
+@_within_reach
 def _plan_row(head: dict, source, variances, designs, requirement, systems, topics) -> list[dict]:
     """One record per design: the topics needed, and the power and least difference at the data's topics
     (``source`` None: the variance was given as σ²)."""
@@ -161,6 +177,7 @@ def _plan_row(head: dict, source, variances, designs, requirement, systems, topi
     return out
 
 
+@_within_reach
 def _pair_rows(head: dict, names, matrix, all_pairs: bool, requirement) -> list[dict]:
     """The finished comparison: per pair its topics, σ_d², power for --difference, topics needed, least difference."""
     import numpy as np

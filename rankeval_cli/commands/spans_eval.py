@@ -20,12 +20,12 @@ from . import _common, _spans
                    "Character-level F1 as the WMT25 error-span task scores it (overlapping spans counted, a "
                    "severity mismatch earning 1/2) or as the WMT23-24 QE error-span task does (characters marked "
                    "or not, the end position included).")
-@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
+@click.option("--permutations", type=_common.replicates(), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\fTrials of each pair's permutation test.")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
               metavar="LEVEL", help="Bootstrap intervals at this level (e.g. 0.95)\f"
                                     "Percentile bootstrap intervals at this level, segments resampled.")
-@click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--bootstrap", type=_common.replicates(), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, metavar="S",

@@ -17,12 +17,6 @@ from . import _common
 REL_FORMATS = TREC_REL_FORMATS
 
 
-def _configure_executor(**settings):
-    from .. import executor
-
-    executor.configure(**settings)
-
-
 class GetoptCommand(click.Command):
     """A click command whose arguments are read by :func:`getopt` (trec_eval's way)."""
 
@@ -39,7 +33,8 @@ class GetoptCommand(click.Command):
             if exc.hint is None:
                 raise click.UsageError(str(exc), ctx) from None
             raise click.BadParameter(str(exc), ctx, param_hint=exc.hint) from None
-        _configure_executor(jobs=values.pop("jobs"), scheduler=values.pop("scheduler"))
+        for name in ("jobs", "scheduler"):  # checked (--jobs capped, $RANKEVAL_JOBS read) before any work
+            _common.configure_executor(name, values.pop(name))
         ctx.params.update(values, files=tuple(operands))
         return []
 

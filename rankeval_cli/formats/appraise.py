@@ -67,7 +67,7 @@ def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None
                   documents=None, exclude_documents=()) -> Iterator[Batch]:
     """Stream one-judgment groups from an Appraise score export (module doc)."""
     name = source_name(source)
-    keep = _types(item_types)
+    keep = parse_item_types(item_types)
     selection = _Documents(documents, exclude_documents)
     left_out: collections.Counter = collections.Counter()
     numbers: list = []
@@ -99,12 +99,13 @@ def read_appraise(source, item_types=DEFAULT_TYPES, report: Callable[[str], None
         (report or _warn)(f"{name}: {selection.unknown} rows of documents not in the --documents files (e.g. "
                           f"{selection.first_unknown!r}) have an empty domain")
     if left_out:
-        counts = ", ".join(f"{n} {t}" for t, n in sorted(left_out.items()))
+        counts = ", ".join(f"{n} {t or '(empty)'}" for t, n in sorted(left_out.items()))
         (report or _warn)(f"{name}: left out {counts} rows (item types not in --item-types "
                           f"{','.join(sorted(keep))})")
 
 
-def _types(item_types) -> frozenset:
+def parse_item_types(item_types) -> frozenset:
+    """The item types of ``--item-types`` (``TGT,CHK``), upper-cased; none at all is a ValueError."""
     if isinstance(item_types, str):
         item_types = item_types.split(",")
     keep = frozenset(t.strip().upper() for t in item_types if t.strip())

@@ -70,7 +70,28 @@ def _values(texts, where, lines, allow_none) -> np.ndarray:
         row = texts.index("None")
         raise DataError("a metric score may not be None (mt-metrics-eval allows None in human scores only)",
                         where, lines[row])
-    return parse_numbers(["" if t == "None" else t for t in texts], "score", where, lines)
+    from .validate import MAX_ABS_VALUE
+
+    values = parse_numbers(["" if t == "None" else t for t in texts], "score", where, lines)
+    beyond = np.flatnonzero(np.abs(np.nan_to_num(values)) > MAX_ABS_VALUE)
+    if len(beyond):
+        row = int(beyond[0])
+        raise DataError(f"score {texts[row]!r} is beyond the supported range (|value| <= {MAX_ABS_VALUE:g})",
+                        where, lines[row])
+    return values
+
+
+def _listed(folder: str, pattern: str) -> list[str]:
+    """The files in ``folder`` (its name taken as it is, not as a pattern) matching ``pattern``, sorted.
+
+    Only regular files (or links to them) belong in a test-set directory: a FIFO, a device
+    or a folder named like a score file is an error, not something to open and wait on.
+    """
+    paths = sorted(glob.glob(os.path.join(glob.escape(folder), pattern)))
+    for path in paths:
+        if not os.path.isfile(path):
+            raise DataError("not a regular file (an mt-metrics-eval directory holds plain score files)", path)
+    return paths
 
 
 def _positions(system: np.ndarray) -> np.ndarray:
@@ -135,7 +156,7 @@ def test_set_files(root: str, lp: str) -> tuple[int | None, set | None, str | No
     source = os.path.join(root, "sources", f"{lp}.txt")
     segments = sum(1 for _ in iter_lines(source)) if os.path.isfile(source) else None
     outputs = os.path.join(root, "system-outputs", lp)
-    names = {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(outputs, "*.*"))}
+    names = {os.path.splitext(os.path.basename(p))[0] for p in _listed(outputs, "*.*")}
     where = ", ".join(p for p, ok in ((source, segments is not None), (outputs, bool(names))) if ok) or None
     return segments, names or None, where
 
@@ -169,7 +190,7 @@ def find_tasks(root: str, human_name: str | None = None, lps=None, refset: str |
     if not os.path.isdir(os.path.join(root, "human-scores")):
         raise DataError("not an mt-metrics-eval test-set directory (no human-scores/ inside)", root)
     found: dict[str, dict[str, str]] = {}
-    for path in sorted(glob.glob(os.path.join(root, "human-scores", "*.score"))):
+    for path in _listed(os.path.join(root, "human-scores"), "*.score"):
         parts = os.path.basename(path).split(".")
         if len(parts) < 4 or parts[-2] not in LEVELS:
             continue
@@ -203,14 +224,14 @@ def _default_human(lp: str, files: dict, root: str) -> str:
 
 
 def _references(root: str, lp: str) -> list[str]:
-    paths = glob.glob(os.path.join(root, "references", f"{lp}.*.*"))
+    paths = _listed(os.path.join(root, "references"), f"{glob.escape(lp)}.*.*")
     return sorted({os.path.basename(p).split(".")[-2] for p in paths})
 
 
 def _metric_files(root: str, lp: str, refset: str | None):
     """{metric: {level: path}} for the metrics scored without a reference or against ``refset`` only."""
     entries = []
-    for path in sorted(glob.glob(os.path.join(root, "metric-scores", lp, "*.score"))):
+    for path in _listed(os.path.join(root, "metric-scores", lp), "*.score"):
         parsed = parse_metric_filename(path)
         if parsed and parsed[2] in LEVELS:
             entries.append((path, *parsed))

@@ -55,6 +55,10 @@ import numpy as np
 
 #: largest topic count searched for
 MAX_TOPICS = 10 ** 7
+#: a noncentrality beyond which a test of finite critical value rejects surely (power 1 to double
+#: precision long before: P(T > 1e3 | λ = 1e6) differs from 1 by far less than 1e-16); scipy's
+#: noncentral distributions return nan far beyond it
+SURE_NONCENTRALITY = 1e6
 
 
 def ttest_power(difference: float, variance: float, topics: int, alpha: float) -> float:
@@ -67,6 +71,8 @@ def ttest_power(difference: float, variance: float, topics: int, alpha: float) -
     df = n - 1
     nc = difference / math.sqrt(variance) * math.sqrt(n)
     crit = float(student.ppf(1 - alpha / 2, df))
+    if abs(nc) >= SURE_NONCENTRALITY and math.isfinite(crit):  # scipy's nct gives nan out here; power is 1
+        return 1.0
     lower = float(nct.cdf(-crit, df, nc))
     if math.isnan(lower):  # scipy's nct.cdf fails far in the tail; T(ν, λ) = −T(ν, −λ) gives it as a survival
         lower = float(nct.sf(crit, df, -nc))
@@ -83,6 +89,8 @@ def anova_power(difference: float, variance: float, systems: int, topics: int, a
     df1, df2 = m - 1, m * (n - 1)
     nc = n * difference ** 2 / (2 * variance)
     crit = float(fisher.ppf(1 - alpha, df1, df2))
+    if nc >= SURE_NONCENTRALITY ** 2 and math.isfinite(crit):  # beyond scipy's range; power is 1
+        return 1.0
     return float(ncf.sf(crit, df1, df2, nc))
 
 
@@ -108,11 +116,13 @@ def nagata_start(effect: float, alpha: float, power: float) -> float:
 
 def _smallest(meets, start: float) -> int:
     """The smallest n ≥ 2 with meets(n), given that meets is monotone in n and a first guess."""
-    n = min(max(2, int(math.ceil(start))), MAX_TOPICS)
-    if meets(n):
-        while n > 2 and meets(n - 1):
-            n -= 1
-        return n
+    n = min(max(2, math.ceil(start)), MAX_TOPICS) if math.isfinite(start) else MAX_TOPICS if start > 0 else 2
+    if meets(n):  # bisect down: a guess far above the answer (an extreme power) costs log2 steps, not n
+        low, high = 1, n
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if mid >= 2 and meets(mid) else (mid, high)
+        return high
     low, high = n, n
     while not meets(high):  # gallop up, then bisect
         low, high = high, min(2 * high, MAX_TOPICS)
@@ -165,8 +175,12 @@ def minimum_difference(design: str, variance: float, topics: int, alpha: float, 
         return anova_power(d, variance, systems, topics, alpha)
 
     high = math.sqrt(variance)
-    while power_at(high) < power:
+    for _ in range(2100):  # from the least positive float to the largest and beyond
+        if not power_at(high) < power:
+            break
         high *= 2
+    else:
+        raise ValueError(f"no difference reaches power {power}")
     return float(brentq(lambda d: power_at(d) - power, 0.0, high, xtol=1e-12, rtol=1e-12))
 
 

@@ -126,11 +126,28 @@ class LineMap:
         return int(self.lines[i] + row - self.rows[i])
 
 
+def refuse_lone_cr(block: bytes, first_line: int, name: str) -> None:
+    """A carriage return not followed by a newline (old Mac ``\\r`` line ends, or one inside a
+    line) is an error at its line: the lines it separates would otherwise be read as one line
+    with more fields, their rows silently merged or lost. ``\\r\\n`` ends a line as ``\\n`` does."""
+    if b"\r" not in block:
+        return
+    at = block.find(b"\r")
+    while at != -1 and block[at + 1:at + 2] == b"\n":
+        at = block.find(b"\r", at + 2)
+    if at == -1 or at == len(block) - 1:  # none, or the last byte of the file (a final CRLF cut short)
+        return
+    raise DataError("carriage return inside a line: lines must end with \\n or \\r\\n "
+                    "(convert old Mac \\r line ends with tr '\\r' '\\n')", name, first_line + block.count(b"\n", 0, at))
+
+
 def fields(block: bytes, first_line: int, layout: Layout, name: str):
     """(buf, starts, ends, lines): the block's bytes, the byte offsets of the first
     ``layout.width`` fields of every line with content, shaped (rows, width), and the
     rows' lines (a :class:`LineMap`). Blank lines and comment lines have no row; a line
-    with too few fields (or, in qrels, too many) is an error at its line."""
+    with too few fields (or, in qrels, too many) is an error at its line, and so is a
+    carriage return that ends no line (:func:`refuse_lone_cr`)."""
+    refuse_lone_cr(block, first_line, name)
     buf = np.frombuffer(block, dtype=np.uint8)
     fast = _plain_fields(block, buf, layout.width) if len(block) <= VECTOR_BLOCK else None
     if fast is not None:

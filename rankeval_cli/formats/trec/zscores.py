@@ -6,24 +6,21 @@ from __future__ import annotations
 
 from ...inputs import source_name
 from ...errors import DataError
-from .lines import field_lines, text_id
+from .lines import c_float, field_lines, text_id
 
 FIELDS = ("qid", "measure", "mean", "stddev")
 
 
 def read_zscores(source) -> dict:
-    """{(qid, measure name): (mean, stddev)}; a later line for a pair replaces an earlier one."""
+    """{(qid, measure name): (mean, stddev)}; a later line for a pair replaces an earlier one.
+
+    Numbers are whole C doubles (``nan`` and ``inf`` too, as trec_eval's files hold); a file
+    without a single z-score line is an error, as trec_eval refuses it."""
     name = source_name(source)
     out = {}
     for line, (qid, measure, mean, stddev) in field_lines(source, 4, FIELDS):
         out[(text_id(qid, "query id", name, line), text_id(measure, "measure name", name, line))] = \
-            (_number(mean, "mean", name, line), _number(stddev, "stddev", name, line))
+            (c_float(mean, "mean", name, line), c_float(stddev, "stddev", name, line))
+    if not out:
+        raise DataError("no z-score line (qid measure mean stddev) in the file", name)
     return out
-
-
-def _number(text: bytes, column: str, name: str, line: int) -> float:
-    """A number as C's ``atof`` reads a whole field (``nan`` and ``inf`` too, as trec_eval's files hold)."""
-    try:
-        return float(text)
-    except ValueError:
-        raise DataError(f"{column} {text.decode('utf-8', 'replace')!r} is not a number", name, line) from None

@@ -112,14 +112,19 @@ def query_batch(ranking: Ranking, *, rel_level: int, tie_policy: str = "trec", *
 
 def compute(batch, definition: registry.Definition, params: registry.Params, expected: bool = False):
     """One measure's per-query values: (queries × values) floats, or a list of strings; under the
-    expected tie policy its expected kernel, or :class:`NoExpectedValue` with its statement."""
+    expected tie policy its expected kernel, or :class:`NoExpectedValue` with its statement.
+
+    The arithmetic is IEEE's, as in trec_eval's C: a parameter that makes a sum overflow
+    (an RBP persistence of 1e300) gives ±inf or nan as trec_eval prints them, not a warning."""
     if expected:
         if definition.expected is None:
             note = definition.ties.note or "none is defined"
             raise NoExpectedValue(f"{definition.name}: no expected value over tied scores ({note}); "
                                   "use --tie-policy trec, pessimistic or optimistic")
-        return definition.expected(batch, params)
-    return definition.compute(batch, params)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return definition.expected(batch, params)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return definition.compute(batch, params)
 
 
 def without_expected(measures) -> list:

@@ -101,7 +101,7 @@ def r_precision_multiples(qb, params):
     # unless rows outside the qrels count as relevant (ℓ ≤ −1)
     shift = (np.diff(qb.relevant_rows.offsets) - qb.num_rel_ret)[:, None]
     hits = np.maximum(qb.rel_upto(np.maximum(c, 0)) - shift, 0)
-    inside = _divide(hits, c) * (c >= 1)
+    inside = np.where(c >= 1, _divide(hits, c), 0.0)  # 0, not -0 (a negative c), as trec_eval prints it
     return np.where(c > qb.num_ret[:, None], _divide(qb.num_rel_ret[:, None], c), inside)
 
 
