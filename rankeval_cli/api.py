@@ -149,7 +149,7 @@ def trec_eval(qrels, run, measures=(), *, per_query: bool = False, complete: boo
               rel_level: int = 1, depth: int | None = None, judged_only: bool = False, rel_format: str = "qrels",
               num_docs: int = 0, zscores=None, version: int = 10, tie_policy: str = TREC_TIE_POLICY) -> str:
     """What ``rankeval trec_eval`` (trec_eval 10.0) prints for a qrels file and a run file:
-    ``measures`` are ``-m`` names in any spelling of docs/ir.md (``P.5,10``, ``all_trec``,
+    ``measures`` are ``-m`` names in any spelling of docs/ir-measures.md (``P.5,10``, ``all_trec``,
     ``nDCG@10``; none = ``official``); the keywords are the options ``-q -c -l -M -J -R -N -Z``
     and ``--trec-eval-version``, ``--tie-policy``. A measure name that is none raises
     :class:`ValueError`; bad data, :class:`~rankeval_cli.errors.DataError`."""

@@ -378,3 +378,20 @@ def parse_table(text: str) -> list[dict]:
 
 def as_float(text: str) -> float:
     return math.nan if text in ("", "nan") else float(text)
+
+
+# The contract's sample (test_contract, test_determinism). Five groups: a WMT-style ranking with
+# a tie and a blank, a one-item group, an all-tied group, fractional and negative values, and a
+# pred that is missing.
+SAMPLE = Dataset(
+    groups=["s1", "s2", "s3", "s4", "s5"],
+    rows=[
+        [("A", 1.0, 2.0, {"lp": "de-en"}), ("B", 2.0, 1.0, {"lp": "de-en"}), ("C", 2.0, 1.5, {"lp": "de-en"}),
+         ("D", None, 3.0, {"lp": "de-en"}), ("E", 4.0, 3.0, {"lp": "de-en"})],
+        [("A", 1.0, 1.0, {"lp": "de-en"})],
+        [("A", 3.0, 2.0, {"lp": "cs-en"}), ("B", 3.0, 2.0, {"lp": "cs-en"}), ("C", 3.0, 2.0, {"lp": "cs-en"})],
+        [("B", -0.5, 0.25, {"lp": "cs-en"}), ("C", 2.5, -1.0, {"lp": "cs-en"}), ("E", 0.0, 7.0, {"lp": "cs-en"})],
+        [("A", 2.0, None, {"lp": "cs-en"}), ("D", 1.0, 4.0, {"lp": "cs-en"}), ("E", 3.0, 1.0, {"lp": "cs-en"})],
+    ],
+    extras=["lp"],
+)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from rankeval_cli.errors import DataError
-from test_wmt_rr import cli, fails_at, ok, read_all, round_trip
+from helpers.cli import cli, ok
+from helpers.conversion import fails_at, read_all, round_trip
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "appraise"

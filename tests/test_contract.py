@@ -21,25 +21,11 @@ import time
 
 import pytest
 
-from robust import (COMMANDS, NEEDS, NOT_STREAMS, OWN_CONTRACT, STREAM_COMMANDS, Dataset, argv, check_exit,
+from robust import (COMMANDS, NEEDS, NOT_STREAMS, OWN_CONTRACT, SAMPLE, STREAM_COMMANDS, Dataset, argv, check_exit,
                     invoke, option_choices, params, parse_table, run_to_closed_pipe, to_jsonl, to_tsv)
 
 HEADER = b"group\titem\tgold\tpred\n"
 
-# Five groups: a WMT-style ranking with a tie and a blank, a one-item group, an all-tied
-# group, fractional and negative values, and a pred that is missing.
-SAMPLE = Dataset(
-    groups=["s1", "s2", "s3", "s4", "s5"],
-    rows=[
-        [("A", 1.0, 2.0, {"lp": "de-en"}), ("B", 2.0, 1.0, {"lp": "de-en"}), ("C", 2.0, 1.5, {"lp": "de-en"}),
-         ("D", None, 3.0, {"lp": "de-en"}), ("E", 4.0, 3.0, {"lp": "de-en"})],
-        [("A", 1.0, 1.0, {"lp": "de-en"})],
-        [("A", 3.0, 2.0, {"lp": "cs-en"}), ("B", 3.0, 2.0, {"lp": "cs-en"}), ("C", 3.0, 2.0, {"lp": "cs-en"})],
-        [("B", -0.5, 0.25, {"lp": "cs-en"}), ("C", 2.5, -1.0, {"lp": "cs-en"}), ("E", 0.0, 7.0, {"lp": "cs-en"})],
-        [("A", 2.0, None, {"lp": "cs-en"}), ("D", 1.0, 4.0, {"lp": "cs-en"}), ("E", 3.0, 1.0, {"lp": "cs-en"})],
-    ],
-    extras=["lp"],
-)
 SAMPLE_TSV = to_tsv(SAMPLE)
 SAMPLE_JSONL = to_jsonl(SAMPLE)
 

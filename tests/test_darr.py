@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from test_wmt_rr import cli, counts, fails_at, ok, read_all, round_trip
+from helpers.cli import cli, ok
+from helpers.conversion import counts, fails_at, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 EXCERPT = DATA / "wmt20-darr-excerpt.csv"

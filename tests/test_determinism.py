@@ -15,10 +15,9 @@ import pytest
 from hypothesis import Phase, given
 from hypothesis import strategies as st
 
-from robust import (KNOWN_STDERR, NEEDS, STREAM_COMMANDS, bootstrap_commands, check_exit, commands_marked, datasets,
+from robust import (KNOWN_STDERR, NEEDS, SAMPLE, STREAM_COMMANDS, bootstrap_commands, check_exit, commands_marked, datasets,
                     fuzz_settings,
                     invoke, params, run_process, to_jsonl, to_tsv)
-from test_contract import SAMPLE
 
 # More groups than the contract sample, so bootstraps and aggregations have something to vary.
 ROWS = ["group\titem\tgold\tpred\tlp"]

@@ -14,7 +14,8 @@ from rankeval_cli.batch import concat
 from rankeval_cli.formats import read
 from rankeval_cli.formats.join import join_scores
 from rankeval_cli.formats.wmtids import system_key
-from test_wmt_rr import cli, ok, read_all
+from helpers.cli import cli, ok
+from helpers.conversion import read_all
 
 DATA = Path(__file__).resolve().parent / "data"
 CHRF = DATA / "wmt20-chrF-excerpt.seg.score"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -18,46 +17,9 @@ from scipy.stats import kendalltau
 from rankeval_cli.batch import offsets_from_sizes
 from rankeval_cli.measures.pairs import _inversions, pair_counts, pair_table
 
-COUNTS = ("C", "D", "T_h", "T_m", "T_hm")
+from slow_pairs import COUNTS, slow_blocks, slow_counts, slow_var_S
+
 BROADCAST, KNIGHT = 10**9, 0  # values of ``small`` forcing one path
-
-
-def slow_counts(gold, pred):
-    """(C, D, T_h, T_m, T_hm) by looking at every pair."""
-    items = [(g, p) for g, p in zip(gold, pred) if not (math.isnan(g) or math.isnan(p))]
-    out = dict.fromkeys(COUNTS, 0)
-    for (g1, p1), (g2, p2) in itertools.combinations(items, 2):
-        if g1 == g2 and p1 == p2:
-            out["T_hm"] += 1
-        elif g1 == g2:
-            out["T_h"] += 1
-        elif p1 == p2:
-            out["T_m"] += 1
-        elif (g1 < g2) == (p1 < p2):
-            out["C"] += 1
-        else:
-            out["D"] += 1
-    return tuple(out[k] for k in COUNTS)
-
-
-def slow_blocks(values):
-    """(#distinct, Σt(t-1), Σt(t-1)(t-2), Σt(t-1)(2t+5)) of the values' tie blocks."""
-    t = Counter(values).values()
-    return (len(t), sum(x * (x - 1) for x in t), sum(x * (x - 1) * (x - 2) for x in t),
-            sum(x * (x - 1) * (2 * x + 5) for x in t))
-
-
-def slow_var_S(gold, pred):
-    """REFERENCE.md §3 Var(S), written out directly from the tie blocks."""
-    n = len(gold)
-    _, g2, g3, g5 = slow_blocks(gold)
-    _, p2, p3, p5 = slow_blocks(pred)
-    var = (n * (n - 1) * (2 * n + 5) - g5 - p5) / 18
-    if n >= 2:
-        var += g2 * p2 / (2 * n * (n - 1))
-    if n >= 3:
-        var += g3 * p3 / (9 * n * (n - 1) * (n - 2))
-    return var
 
 
 def random_groups(rng, n_groups, max_size, levels):

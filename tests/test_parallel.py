@@ -15,7 +15,7 @@ import pytest
 
 from conftest import TEST_DATA
 from rankeval_cli.cli import main
-from test_vocabulary import COMMANDS
+from helpers.commands import COMMANDS
 
 
 def _stream(seed=3, groups=40, items=5) -> str:

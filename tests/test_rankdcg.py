@@ -8,17 +8,7 @@ import pytest
 from rankeval_cli.measures.rankdcg import mean_rankdcg, rankdcg
 from slow_rank_measures import compare, make_batch, random_groups
 
-L = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]  # seed 002 §4, gold scores (higher = better)
-
-# Seed 002 Table 1: hypothesis (predicted scores) -> rankDCG
-TABLE_1 = [
-    ([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], 1.0),
-    ([9, 4, 4, 2, 2, 1, 2, 1, 1, 1], 0.975),
-    ([4, 4, 2, 9, 2, 2, 1, 1, 1, 1], 0.65),
-    ([1, 4, 4, 2, 2, 2, 9, 1, 1, 1], 0.325),
-    ([1, 4, 4, 2, 2, 2, 1, 1, 1, 9], 0.325),
-    ([1, 1, 1, 1, 2, 2, 2, 4, 4, 9], 0.0),
-]
+from helpers.rankdcg_paper import L, TABLE_1
 
 
 @pytest.mark.parametrize("policy", ["pessimistic", "optimistic", "expected"])

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from rankeval_cli.cli import main
-from test_rankdcg import L, TABLE_1
+from helpers.rankdcg_paper import L, TABLE_1
 
 
 def test_table_1_per_group_with_scores():

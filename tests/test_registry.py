@@ -14,7 +14,7 @@ from rankeval_cli.cli import main
 from rankeval_cli.measures.trec import catalogue, registry
 from rankeval_cli.measures.trec.names import load_families, parse, vocabulary
 from rankeval_cli.measures.trec.registry import PARAM_KINDS, Param
-from test_ir_measures_names import EXAMPLE_PEER, EXTENSIONS, PEER_ORDER
+from helpers.ir_measures_peers import EXAMPLE_PEER, EXTENSIONS, PEER_ORDER
 
 TESTS = Path(__file__).parent
 #: measures whose peer is no ir_measures provider: where they are compared

@@ -326,14 +326,6 @@ def test_convert_stream_equals_direct_path(tmp_path, options):
     assert len(direct.stdout.splitlines()) == 1 + 2 * len(measures.split(","))
 
 
-def test_convert_marks_unjudged_and_unretrieved(tmp_path):
-    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d -1\n")
-    (tmp_path / "r").write_text("1 Q0 a 1 2.5 tag\n1 Q0 x 2 1.0 tag\n1 Q0 d 3 0.5 tag\n")
-    out = run_cli("convert", "--from", "trec", "--qrels", str(tmp_path / "q"), str(tmp_path / "r")).stdout
-    assert out.splitlines() == ["group\titem\tgold\tpred\trun", "1\ta\t1\t-2.5\ttag", "1\tx\t\t-1\ttag",
-                                "1\td\t-1\t-0.5\ttag", "1\tc\t2\t\ttag", "1\tb\t0\t\ttag"]
-
-
 def test_trec_output_layout(tmp_path):
     (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 2.0 t\n2 Q0 c 1 1.0 t\n")

@@ -16,6 +16,8 @@ from click.shell_completion import ShellComplete
 
 from rankeval_cli.cli import main
 
+from helpers.commands import COMMANDS, IDS, ROOT_CONTEXT, context
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: a shared idea's canonical option -> the synonyms no command may show.
@@ -49,28 +51,6 @@ OUTPUT_FORMATS = {"tsv", "jsonl", "jcml", "trec", "markdown", "latex"}
 #: shared defaults, stated in the help where the default is None.
 DEFAULTS = {"--bootstrap": "1000", "--seed": "12345", "--permutations": "1000"}
 INTERNAL = re.compile(r"seed 00[0-9]|REFERENCE(\.md| ?§)|[Ii]ssue [0-9]+|\bshared/(REFERENCE|DESIGN)")
-
-
-def _context(command, parent=None, name=None):
-    """A context as ``rankeval`` makes it (-h/--help), so that click's cached help option is right."""
-    return click.Context(command, parent=parent, info_name=name, **getattr(command, "context_settings", {}))
-
-
-ROOT_CONTEXT = _context(main, name="rankeval")
-
-
-def _commands(group=main, prefix=()):
-    ctx = _context(group, ROOT_CONTEXT if group is not main else None)
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        path = prefix + (name,)
-        yield path, command
-        if isinstance(command, click.Group):
-            yield from _commands(command, path)
-
-
-COMMANDS = list(_commands())
-IDS = [" ".join(path) for path, _ in COMMANDS]
 
 
 def _shown_names(option: click.Option) -> list[str]:
@@ -111,7 +91,7 @@ def test_options_use_the_shared_names(path, command):
 
 @pytest.mark.parametrize("path, command", COMMANDS, ids=IDS)
 def test_help_cites_no_internal_document(path, command):
-    text = command.get_help(_context(command, ROOT_CONTEXT, " ".join(path)))
+    text = command.get_help(context(command, ROOT_CONTEXT, " ".join(path)))
     assert not INTERNAL.search(text), INTERNAL.search(text).group(0)
 
 

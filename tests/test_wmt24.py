@@ -31,8 +31,7 @@ from conftest import peer_checkout
 from rankeval_cli.aggregate import wmt24, zscore
 from rankeval_cli.aggregate.judgments import collect, last_scores
 from rankeval_cli.formats import read
-from test_wmt_rr import cli, ok
-from test_zscore import cli_input
+from helpers.cli import cli, cli_input, ok
 
 DATA = Path(__file__).resolve().parent / "data" / "wmt24"
 #: synthetic (scripts/human-rankings-fixtures/make-exports)

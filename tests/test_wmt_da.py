@@ -10,7 +10,8 @@ import pytest
 
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import wmt_da
-from test_wmt_rr import cli, counts, fails_at, ok, read_all, round_trip
+from helpers.cli import cli, ok
+from helpers.conversion import counts, fails_at, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 EXCERPT = DATA / "wmt20-da-excerpt-en-de.csv"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from test_wmt_rr import cli, fails_at, ok, read_all, round_trip
+from helpers.cli import cli, ok
+from helpers.conversion import fails_at, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 EXCERPT = DATA / "wmt20-da-excerpt-en-de.csv"

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from rankeval_cli.batch import concat
-from rankeval_cli.cli import main
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import read, wmt_rr
 from rankeval_cli.formats import wmtids
 from rankeval_cli.formats.wmtids import language_code, normalize_lp
+
+from helpers.cli import cli, ok
+from helpers.conversion import counts, fails_at, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 WMT10_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,system2Number,"
@@ -31,54 +32,6 @@ WMT10_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Nu
 WMT15_HEADER = "srclang,trglang,srcIndex,segmentId,judgeID,system1Id,system1rank,system2Id,system2rank,rankingID"
 WMT08_HEADER = ("TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_0,SCORE_0_A,SCORE_0_B,SYSTEM_1,SCORE_1_A,SCORE_1_B,"
                 "SYSTEM_2,SCORE_2_A,SCORE_2_B")
-
-
-# ---- helpers shared with the other reader tests ----------------------------------------------
-
-def cli(*args):
-    """Run ``rankeval`` in-process; the result has exit_code, stdout and stderr."""
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stderr, result.exception)
-    return result
-
-
-def round_trip(tmp_path: Path, source, *options) -> tuple[Path, Path]:
-    """Convert to TSV and JSONL, then TSV→JSONL→TSV; both encodings must come back byte for byte."""
-    a_tsv, a_jsonl, b_jsonl, b_tsv = (tmp_path / n for n in ("a.tsv", "a.jsonl", "b.jsonl", "b.tsv"))
-    ok(cli("convert", *options, source, "-o", a_tsv))
-    ok(cli("convert", *options, source, "--output-format", "jsonl", "-o", a_jsonl))
-    ok(cli("convert", a_tsv, "--output-format", "jsonl", "-o", b_jsonl))
-    ok(cli("convert", b_jsonl, "-o", b_tsv))
-    assert a_tsv.read_bytes() == b_tsv.read_bytes()
-    assert a_jsonl.read_bytes() == b_jsonl.read_bytes()
-    return a_tsv, a_jsonl
-
-
-def counts(tsv: Path, jsonl: Path) -> tuple[int, int, int]:
-    """(groups, items, blank gold cells) of a converted file."""
-    batch = concat(list(read(str(tsv), "tsv")))
-    groups = sum(1 for line in jsonl.read_text().splitlines() if line.strip())
-    assert groups == batch.n_groups
-    return batch.n_groups, batch.n_rows, int(np.isnan(batch.gold).sum())
-
-
-def read_all(source, fmt="wmt-rr", **options):
-    return concat(list(read(str(source), fmt, **options)))
-
-
-def fails_at(tmp_path, text, line, *options, name="bad.csv", fmt="wmt-rr", contains=""):
-    """The CLI exits 1 with ``rankeval: FILE:LINE: ...``."""
-    path = tmp_path / name
-    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
-    result = cli("convert", "--from", fmt, *options, path)
-    assert result.exit_code == 1, result.stdout
-    assert result.stderr.startswith(f"rankeval: {path}:{line}: "), result.stderr
-    assert contains in result.stderr
-    assert "Traceback" not in result.stderr
-    return result.stderr
 
 
 # ---- language pairs and ids -------------------------------------------------------------------

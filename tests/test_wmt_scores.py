@@ -12,7 +12,7 @@ import pytest
 from rankeval_cli.batch import concat
 from rankeval_cli.formats import read
 from rankeval_cli.formats.wmt_scores import detect_layout, load_scores
-from test_wmt_rr import counts, fails_at, read_all, round_trip
+from helpers.conversion import counts, fails_at, read_all, round_trip
 
 DATA = Path(__file__).resolve().parent / "data"
 SEG = DATA / "wmt20-chrF-excerpt.seg.score"

@@ -28,7 +28,7 @@ from conftest import peer_checkout
 from rankeval_cli.aggregate import judgments, zscore
 from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.formats import read
-from test_wmt_rr import cli, ok
+from helpers.cli import cli, cli_input, ok
 
 DATA = Path(__file__).resolve().parent / "data"
 APPRAISE = DATA / "appraise"
@@ -93,14 +93,6 @@ def test_hand_case_through_the_command():
     assert a[0] == "A" and float(a[1]) == pytest.approx(2 / math.sqrt(10) + 0.25, rel=1e-15) and a[2] == "77.5"
     assert a[4:12] == ["2", "3", "2", "0", "1", "1", "1", "1"]
     assert a[12].startswith("aggregate|method:z-score|z:judge|rank-by:z|test:ranksum|segments:all|alpha:0.2|")
-
-
-def cli_input(args, text):
-    from click.testing import CliRunner
-
-    from rankeval_cli.cli import main
-
-    return CliRunner().invoke(main, args, input=text)
 
 
 def test_clusters_rule():

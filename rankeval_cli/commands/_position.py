@@ -83,6 +83,12 @@ def k_option(help_text: str):
     return click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K", help=help_text)
 
 
+def rel_max_option(help_text: str):
+    """--rel-max, ERR's denominator 2^rel_max (n, scale:G, list-max), checked by :func:`check_rel_max`."""
+    return click.option("--rel-max", default=None, callback=check_rel_max, metavar="MAX",
+                        shell_complete=_common.completion_of(vocabulary.REL_MAX_VALUES), help=help_text)
+
+
 @dataclass(frozen=True)
 class MeasureSettings:
     """The option groups of a rank-position measure command."""

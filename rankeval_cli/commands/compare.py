@@ -8,7 +8,7 @@ import click
 
 from ..vocabulary import (COMPARED_MEASURES, DEFAULT_GAIN, DEFAULT_IR_TESTS, DEFAULT_LEVEL, DEFAULT_MT_TESTS,
                           DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TAU_VARIANT, DEFAULT_TIE_POLICY, GAINS,
-                          IR_COMPARE_MEASURES, MISSING_PRED, POSITION_MEASURES, REL_MAX_VALUES, RELEVANCE,
+                          IR_COMPARE_MEASURES, MISSING_PRED, POSITION_MEASURES, RELEVANCE,
                           SUMMARY_FORMATS, TAU_AVERAGES, TIE_POLICIES)
 from . import _common, _comparison, _ir, _position
 from ._groups import option_group
@@ -54,11 +54,9 @@ class Draws:
 def scoring_options(f):
     """--tau-variant, --average, --tie-policy, --relevance, --higher-better, --missing-pred, --k, --gain,
     --rel-max: the command's ``scoring`` (:class:`Scoring`)."""
-    f = click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-                     shell_complete=_common.completion_of(REL_MAX_VALUES),
-                     help="err: denominator [default: n; grades: scale:4]\f"
-                          "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with "
-                          "grades].")(f)
+    f = _position.rel_max_option("err: denominator [default: n; grades: scale:4]\f"
+                                 "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with "
+                                 "grades].")(f)
     f = click.option("--gain", type=click.Choice(GAINS), default=None, help="ndcg: gain [default: exp].")(f)
     f = click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
                      help="mrr, ndcg, err: cut-off [default: none]\f"

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import click
 
-from ..vocabulary import REL_MAX_VALUES
 from . import _ci, _common, _position
 
 
 @click.command(name="err")
 @_position.measure_options("group, items, skipped, err")
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
-@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-              shell_complete=_common.completion_of(REL_MAX_VALUES),
-              help="Denominator 2^rel_max [default: n; grades: scale:4]\f"
-                   "Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
-                   "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
-                   "et al., Yahoo! LTR, gdeval: scale:4; default with --relevance grades), list-max = the "
-                   "group's highest relevance.")
+@_position.rel_max_option("Denominator 2^rel_max [default: n; grades: scale:4]\f"
+                          "Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
+                          "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
+                          "et al., Yahoo! LTR, gdeval: scale:4; default with --relevance grades), list-max = the "
+                          "group's highest relevance.")
 @_ci.ci_options
 @_common.handle_errors
 def command(inputs, output, position, ir, k, rel_max, resampling):

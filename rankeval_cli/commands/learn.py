@@ -27,7 +27,7 @@ def command():
     (rankeval convert --from letor), JCML gives tgt@ATTR, and learn features
     appends sentence-BLEU statistics and intra-set features. Models are linear or
     (listnet, listmle) one-hidden-layer networks on z-scored features, trained
-    with L-BFGS-B; see docs/learn.md for each objective's equation.
+    with L-BFGS-B; see docs/objectives-and-training.md for each objective's equation.
 
     Model scores are higher = better. Output streams carry pred = -score (lower =
     better, as every stream), so measures apply unchanged, and the score itself in

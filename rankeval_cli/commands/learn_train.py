@@ -23,7 +23,7 @@ def command(inputs, model, output):
     out and counted on stderr. A missing or non-numeric feature value, or a
     feature constant on the training data, is an error naming it.
 
-    Objectives (docs/learn.md): ranksvm (Joachims 2002; Chapelle & Keerthi 2010),
+    Objectives (docs/objectives-and-training.md): ranksvm (Joachims 2002; Chapelle & Keerthi 2010),
     listnet (Cao et al. 2007), listmle (Xia et al. 2008; gold ties by Breslow's
     rule), regression (ridge on the gold value). Linear runs are deterministic;
     --hidden networks start from --seed; the same command gives the same bytes.

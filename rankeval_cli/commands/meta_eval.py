@@ -131,7 +131,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     one above it in the cluster beats it at p <= 0.05. The average over all tasks
     (each statistic of each language pair, rescaled to [0, 1]; --task-weights)
     gets clusters the same way. --ci adds bootstrap intervals. Definitions:
-    docs/meta-evaluation.md.
+    docs/meta-evaluation-statistics.md.
 
     Systems: those with human scores, without human translations unless
     --include-human, without --exclude-systems. WMT20-21 score files number

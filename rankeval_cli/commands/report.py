@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..vocabulary import DEFAULT_GAIN, GAINS, REL_MAX_VALUES, REPORT_ROWS
+from ..vocabulary import DEFAULT_GAIN, GAINS, REPORT_ROWS
 from . import _ci, _common, _ir, _position
 from .tau import variant_option
 
@@ -27,10 +27,9 @@ from .tau import variant_option
 @click.option("--gain", type=click.Choice(GAINS), default=None,
               help="NDCG gain [default: exp; TREC: linear]\f"
                    "NDCG gain: 2^rel - 1 or rel [default: exp; linear (trec_eval) with TREC input].")
-@click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-              shell_complete=_common.completion_of(REL_MAX_VALUES),
-              help="ERR denominator [default: n; grades: scale:4]\f"
-                   "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
+@_position.rel_max_option("ERR denominator [default: n; grades: scale:4]\f"
+                          "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with "
+                          "grades].")
 @_ci.ci_options
 @_common.handle_errors
 def command(inputs, output, position, ir, doc_groups, measures, k, variant, gain, rel_max, resampling):

@@ -2,7 +2,7 @@
 
 Each rule here reproduces a behaviour of trec_eval 10.0 (and 9.0.8 where said) found by
 running its binaries on generated collections; each has golden cases in
-``tests/data/trec_eval`` (scripts/gen-trec-eval-golden) and is described in docs/ir.md
+``tests/data/trec_eval`` (scripts/gen-trec-eval-golden) and is described in docs/ir-measures.md
 ("Where trec_eval's own code decides"):
 
 - a query whose judgments are all negative (``form_res_rels.c`` keeps the levels of the query

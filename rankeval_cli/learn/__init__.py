@@ -6,5 +6,5 @@ Data flows one way, like the rest of the toolkit: batches of the canonical strea
 from :mod:`.objectives` composed with a scorer from :mod:`.scorers`, minimised by
 L-BFGS-B) -> :mod:`.model` (a versioned JSON model) -> batches with ``pred`` filled.
 :mod:`.features` makes features: sentence-BLEU statistics and intra-set features.
-Definitions, equations and sources: docs/learn.md and docs/learn-features.md.
+Definitions, equations and sources: docs/objectives-and-training.md and docs/learn-features.md.
 """

@@ -8,7 +8,7 @@ value, every pair compared with a paired permutation test (all pairs of all task
 units, :mod:`metaeval.pair_units`), cluster ranks. The average
 over tasks is :func:`metaeval.tasks.average_comparison` with equal weights (WMT24's
 choice): every per-lp task, with pairwise accuracy counted once, pooled, when
-there are several language pairs. docs/meta-evaluation.md defines each statistic.
+there are several language pairs. docs/meta-evaluation-statistics.md defines each statistic.
 """
 
 from __future__ import annotations

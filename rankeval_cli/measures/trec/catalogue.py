@@ -192,7 +192,7 @@ def index_page() -> str:
         rows.append(f"| [{TITLES.get(family, family)}]({family}.md) | {shown} |")
     return ("# IR measures\n\nEvery IR measure rankeval computes, by family, generated from the registry "
             "(`rankeval_cli/measures/`). `report -m`, `compare -m`, `rankeval trec_eval -m` (trec_eval's "
-            "measures) and the Python API read the same names. [IR measures, join and tests](../ir.md) "
+            "measures) and the Python API read the same names. [IR measures](../ir-measures.md) "
             "explains the join, the tie policies and the names' grammar.\n\n" + "\n".join(rows) + "\n")
 
 

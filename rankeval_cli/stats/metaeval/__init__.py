@@ -2,7 +2,7 @@
 
 Human and metric scores are float64 arrays of shape (n_sys, n_seg), NaN =
 missing, higher = better. The definitions follow google-research/mt-metrics-eval
-(``stats.py``, ``pce.py``, ``data.py``, ``tasks.py``); docs/meta-evaluation.md
+(``stats.py``, ``pce.py``, ``data.py``, ``tasks.py``); docs/meta-evaluation-statistics.md
 gives every equation with its paper.
 
 One module per kind of statistic; each imports only those above it:

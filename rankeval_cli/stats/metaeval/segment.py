@@ -4,7 +4,7 @@ Pearson's r, Spearman's ρ and every Kendall variant of ``rankeval tau``
 (:mod:`rankeval_cli.measures.pairs` counts, :mod:`rankeval_cli.measures.tau`
 formulas), with a metric tie threshold, a minimum human difference or tie
 calibration (:mod:`.calibration`); groups and averages as :mod:`.cells` makes
-them. docs/meta-evaluation.md gives every equation with its paper.
+them. docs/meta-evaluation-statistics.md gives every equation with its paper.
 """
 
 from __future__ import annotations

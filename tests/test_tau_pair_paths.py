@@ -14,7 +14,7 @@ from rankeval_cli.batch import offsets_from_sizes
 from rankeval_cli.measures.pairs import PairCounts, pair_counts
 from rankeval_cli.measures.tau import group_tau
 
-from test_pairs import COUNTS, slow_blocks, slow_counts
+from slow_pairs import COUNTS, slow_blocks, slow_counts
 
 SHORT, GENERAL = 10**9, 0  # values of ``small`` forcing one path
 
