@@ -15,7 +15,7 @@ import numpy as np
 
 from .cells import as_matrix
 from .compare import Comparison, assign_ranks, compare_metrics
-from .permutation import as_rng
+from .permutation import as_rng, reaches
 
 
 def wmt23_weights(n_lps: int) -> list[float]:
@@ -72,7 +72,7 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
 
     The p-value of "i better than j" is the share of trials where
     Σ_t w_t (hybrid_i - hybrid_j)_t / (hi_t - lo_t) ≥ the observed difference of
-    averages; a task with fewer trials (early stopping) repeats its trials
+    averages (ties counted, as in :func:`.permutation.reaches`); a task with fewer trials (early stopping) repeats its trials
     cyclically up to the longest.
     """
     weights = list(weights) if weights is not None else uniform_weights(len(results))
@@ -93,7 +93,7 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
                 b, e = r.range
                 diff = w * (d[:, 0] - d[:, 1]) / (e - b)
                 null += np.tile(diff, int(np.ceil(longest / len(diff))))[:longest]
-            p[i, j] = np.mean(null >= avg[m1] - avg[m2])
+            p[i, j] = np.mean(reaches(null, avg[m1] - avg[m2]))
     return Comparison(names, np.array([avg[m] for m in names]), assign_ranks(p, threshold), p, draws,
                       np.zeros((n, n), np.int64), (0.0, 1.0))
 
