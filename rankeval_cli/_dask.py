@@ -17,10 +17,11 @@ from .errors import DataError
 CONNECT_TIMEOUT = 30.0
 
 
-def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
-    """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``."""
+def map_on_cluster(fn, units: list, shared, address: str, label: str | None, on_result=None) -> list:
+    """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``;
+    ``on_result(result)`` is called as each arrives (progress)."""
     with _client(address) as client:
-        return _run(client, fn, units, shared, label)
+        return _run(client, fn, units, shared, label, on_result)
 
 
 def imap_on_cluster(fn, units: list, shared, address: str, label: str | None, window: int):
@@ -75,7 +76,7 @@ def _timeout() -> float:
         raise DataError(f"RANKEVAL_DASK_TIMEOUT={text!r} is not a number of seconds") from None
 
 
-def _run(client, fn, units, shared, label):
+def _run(client, fn, units, shared, label, on_result=None):
     from distributed import as_completed
 
     from .pipeline import phase_progress
@@ -88,6 +89,8 @@ def _run(client, fn, units, shared, label):
         for future in as_completed(futures):
             results[index[future.key]] = future.result()  # raises the worker's exception
             advance(1)
+            if on_result is not None:
+                on_result(results[index[future.key]])
     return results
 
 

@@ -123,7 +123,9 @@ def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> lis
 
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
               scheduler: str | None = None, label: str | None = None, serial: bool = False) -> list:
-    """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
+    """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``
+    where the work pays for them (:mod:`.work_sharing`: a timed first unit, batches, this
+    process taking part).
 
     ``jobs``/``scheduler`` default to what the command configured (:func:`configure`),
     then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
@@ -134,13 +136,13 @@ def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = N
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
-    if scheduler:
-        from ._dask import map_on_cluster
-
-        return map_on_cluster(fn, units, shared, scheduler, label)
-    if jobs <= 1 or len(units) <= 1:
+    if (jobs <= 1 and not scheduler) or len(units) <= 1:
         return _serial(fn, units, shared, label)
-    return _pool(fn, units, shared, min(jobs, len(units)), label)
+    from . import work_sharing
+    from .pipeline import phase_progress
+
+    with phase_progress(label, len(units)) as advance:
+        return work_sharing.run(fn, units, shared, min(jobs, len(units)), scheduler, advance)
 
 
 def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
@@ -148,24 +150,35 @@ def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = 
     """Like :func:`map_units`, but yields each result in unit order as soon as it and every
     earlier one are done, with at most a few units per worker in flight: output can be
     written while later units run, and memory holds a window of results, not all of them.
-    A unit's exception is raised when its turn comes, after the earlier results."""
+    A unit's exception is raised when its turn comes, after the earlier results. As in
+    :func:`map_units`, the first unit runs here, timed, and the rest go to workers only when
+    they would take long enough to pay for them (:mod:`.work_sharing`)."""
+    import time
+
+    from . import work_sharing
+    from .pipeline import phase_progress
+
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
+    parallel = (jobs > 1 or scheduler) and len(units) > 1
+    with phase_progress(label, len(units)) as advance:
+        done, start = 0, time.perf_counter()
+        for unit in units:  # here: all units, or the first (timed) when workers were asked for
+            yield fn(shared, unit)
+            advance(1)
+            done += 1
+            if parallel and done == 1:
+                if (time.perf_counter() - start) * (len(units) - 1) >= work_sharing.min_seconds(scheduler):
+                    break
+        if done == len(units):
+            return
     if scheduler:
         from ._dask import imap_on_cluster
 
-        yield from imap_on_cluster(fn, units, shared, scheduler, label, window=CLUSTER_WIDTH * 2)
+        yield from imap_on_cluster(fn, units[1:], shared, scheduler, label, window=CLUSTER_WIDTH * 2)
         return
-    if jobs <= 1 or len(units) <= 1:
-        from .pipeline import phase_progress
-
-        with phase_progress(label, len(units)) as advance:
-            for unit in units:
-                yield fn(shared, unit)
-                advance(1)
-        return
-    yield from _pool_ordered(fn, units, shared, min(jobs, len(units)), label)
+    yield from _pool_ordered(fn, units[1:], shared, min(jobs, len(units) - 1), label)
 
 
 def _pool_ordered(fn, units, shared, jobs, label):
@@ -196,11 +209,20 @@ def _pool_ordered(fn, units, shared, jobs, label):
 
 
 def _context():
-    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time."""
+    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time. The fork
+    server imports numpy once (:data:`PRELOAD`), so a worker starts without importing it again."""
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    if "forkserver" not in methods:
+        return multiprocessing.get_context(None)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)  # takes effect when the server starts (once a process)
+    return context
+
+
+#: modules the fork server imports before it forks workers
+PRELOAD = ["numpy", "rankeval_cli.executor"]
 
 
 def _serial(fn, units, shared, label):
@@ -218,30 +240,16 @@ _SHARED: Any = None
 
 
 def _install(shared) -> None:
+    """A pool worker's initializer: the shared data, and BLAS on one thread (the workers are the
+    parallelism; BLAS threads on top of them would compete for the same cores)."""
     global _SHARED
     _SHARED = shared
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency
+        return
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _call(fn, unit):
     return fn(_SHARED, unit)
-
-
-def _pool(fn, units, shared, jobs, label):
-    import concurrent.futures as cf
-
-    from .pipeline import phase_progress
-
-    # the shared data reaches each worker once, through the initializer
-    results: list = [None] * len(units)
-    with phase_progress(label, len(units)) as advance, \
-            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
-        futures = {pool.submit(_call, fn, unit): i for i, unit in enumerate(units)}
-        try:
-            for future in cf.as_completed(futures):
-                results[futures[future]] = future.result()
-                advance(1)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-    return results

@@ -1,0 +1,141 @@
+"""How a list of work units runs when several workers are asked for: only where it pays.
+
+Parallel work has fixed costs: worker processes start (a fork, the imports of the unit's
+module), the shared data travels to each, every task makes a round trip. On a small
+workload these costs exceed the work, and when the machine's other cores are busy each
+extra process only takes a share of them. So :func:`run` (used by
+:func:`rankeval_cli.executor.map_units` for ``--jobs N`` and ``--scheduler``):
+
+1. runs the first unit in this process and times it (the *pilot*);
+2. if the rest would take less than :data:`POOL_MIN_SECONDS` (a process pool) or
+   :data:`CLUSTER_MIN_SECONDS` (a Dask cluster) at the pilot's pace, runs it here too;
+3. otherwise groups the remaining units into *batches* of about :data:`POOL_TASK_SECONDS`
+   (:data:`CLUSTER_TASK_SECONDS`), at least two per worker where there are units enough, so
+   that a task's round trip is small against its work;
+4. in a process pool, this process works too: the pool has N - 1 workers taking batches from
+   the front, and this process takes the batches no worker has started from the back
+   (cancelling them in the pool), until the two meet. ``--jobs 2`` is this process and one
+   worker.
+
+Units are independent and results are returned in unit order, so none of this changes a
+result, only where and when each unit runs. Workload sizes below which this matters are
+measured in BENCHMARKS.md (scripts/bench_parallel.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any, Callable
+
+#: below this many seconds of work after the pilot (at its pace), a process pool does not pay
+POOL_MIN_SECONDS = 0.5
+#: the same for a Dask cluster (a client connection, a scatter, scheduler round trips)
+CLUSTER_MIN_SECONDS = 3.0
+#: the work a task sent to a pool worker carries, at least (many small units are batched)
+POOL_TASK_SECONDS = 0.05
+#: the same for a Dask worker (each task costs the scheduler a few milliseconds)
+CLUSTER_TASK_SECONDS = 0.5
+#: batches per worker, at most: a little slack for uneven units
+BATCHES_PER_WORKER = 8
+
+
+def run(fn: Callable[[Any, Any], Any], units: list, shared: Any, workers: int, scheduler: str | None,
+        advance: Callable[[int], None]) -> list:
+    """``[fn(shared, u) for u in units]`` on ``workers`` processes (this one included) or on the
+    cluster at ``scheduler``, where that pays (module docstring)."""
+    results: list = [None] * len(units)
+    start = time.perf_counter()
+    results[0] = fn(shared, units[0])
+    advance(1)
+    pace = time.perf_counter() - start
+    rest = list(range(1, len(units)))
+    if pace * len(rest) < min_seconds(scheduler):
+        for i in rest:
+            results[i] = fn(shared, units[i])
+            advance(1)
+        return results
+    task_seconds = CLUSTER_TASK_SECONDS if scheduler else POOL_TASK_SECONDS
+    batches = batch(rest, pace, task_seconds, workers)
+    if scheduler:
+        from ._dask import map_on_cluster
+
+        parts = map_on_cluster(_run_batch, [[units[i] for i in b] for b in batches], (fn, shared), scheduler,
+                               None, on_result=lambda part: advance(len(part)))
+        for b, part in zip(batches, parts):
+            for i, value in zip(b, part):
+                results[i] = value
+        return results
+    _pool_with_this_process(fn, units, shared, batches, workers - 1, results, advance)
+    return results
+
+
+def min_seconds(scheduler: str | None) -> float:
+    """The work below which workers do not pay: ``$RANKEVAL_MIN_PARALLEL_SECONDS`` if set (0: always
+    use them), else :data:`CLUSTER_MIN_SECONDS` or :data:`POOL_MIN_SECONDS`."""
+    text = os.environ.get(MIN_SECONDS_ENV, "").strip()
+    if text:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{MIN_SECONDS_ENV}={text!r} is not a number of seconds") from None
+    return CLUSTER_MIN_SECONDS if scheduler else POOL_MIN_SECONDS
+
+
+#: overrides the thresholds above (seconds; 0 = always use the workers)
+MIN_SECONDS_ENV = "RANKEVAL_MIN_PARALLEL_SECONDS"
+
+
+def batch(indices: list, pace: float, task_seconds: float, workers: int) -> list[list]:
+    """Consecutive ``indices`` grouped into batches of about ``task_seconds`` each at ``pace``
+    seconds a unit, but into at least two batches per worker when there are units enough and
+    at most :data:`BATCHES_PER_WORKER` per worker."""
+    n = len(indices)
+    by_time = math.ceil(n * pace / task_seconds) if pace > 0 else 1
+    count = max(1, min(n, max(min(by_time, BATCHES_PER_WORKER * workers), 2 * workers)))
+    edges = [round(k * n / count) for k in range(count + 1)]
+    return [indices[a:b] for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def _run_batch(fn_shared, units: list) -> list:
+    """Work unit of a batch: ``fn(shared, u)`` for each of its units."""
+    fn, shared = fn_shared
+    return [fn(shared, unit) for unit in units]
+
+
+def _pool_with_this_process(fn, units, shared, batches, pool_workers, results, advance) -> None:
+    """The batches in a pool of ``pool_workers`` processes, this process taking the ones no worker
+    has started, from the last back."""
+    import concurrent.futures as cf
+
+    from . import executor
+
+    pool = cf.ProcessPoolExecutor(max(1, pool_workers), mp_context=executor._context(),
+                                  initializer=executor._install, initargs=(shared,))
+    futures = []
+    try:
+        futures = [pool.submit(executor._call, _run_batch_here, (fn, [units[i] for i in b])) for b in batches]
+        for k in range(len(futures) - 1, -1, -1):
+            if not futures[k].cancel():
+                break  # a worker has it, and every batch before it
+            for i in batches[k]:
+                results[i] = fn(shared, units[i])
+                advance(1)
+        for k, future in enumerate(futures):
+            if not future.cancelled():
+                for i, value in zip(batches[k], future.result()):
+                    results[i] = value
+                advance(len(batches[k]))
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_batch_here(shared, fn_units) -> list:
+    """On a pool worker (whose shared data the initializer installed): a batch of units."""
+    fn, batch_units = fn_units
+    return [fn(shared, unit) for unit in batch_units]
