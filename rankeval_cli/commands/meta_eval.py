@@ -85,8 +85,9 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
               metavar="LEVEL",
               help="Bootstrap intervals at this level (e.g. 0.95)\f"
-                   "Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
-                   "resampled for segment statistics, systems for system ones (MEASURE:ci_low, :ci_high).")
+                   "Add bootstrap intervals at this level (e.g. 0.95) to every value: segments resampled for "
+                   "segment statistics, systems for system ones (MEASURE:ci_low, :ci_high); Fisher's z interval "
+                   "for system-level Pearson, Spearman and tau-b.")
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
@@ -200,6 +201,7 @@ def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_h
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
     from ..signature import signature
+    from ..stats.metrics_table import interval_methods
 
     uses_kendall = any(m.statistic == "kendall" for m in measures)
     uses_acc = any(m.statistic == "accuracy" and m.level == "seg" for m in measures)
@@ -209,7 +211,9 @@ def _signature(measures, options, include_human, exclude_systems, refset, ci, re
                      weights=options.weights, permutations=options.permutations,
                      stream=options.stream if options.stream != "per-pair" else None,
                      spa=options.spa_sums if options.spa_sums != "exact" else None,
-                     ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=options.seed,
+                     ci=repr(float(ci)) if ci is not None else None,
+                     interval=interval_methods(measures, options.variant) if ci is not None else None,
+                     bootstrap=replicates, seed=options.seed,
                      p=options.threshold,
                      human="included" if include_human else "excluded",
                      exclude=",".join(exclude_systems) or None, refset=refset)

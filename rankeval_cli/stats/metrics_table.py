@@ -234,13 +234,16 @@ def run_table(tables, measures: list[Measure], options: Options, *, ci: float | 
 
 def table_intervals(table: TableResult, tables, measures, options: Options, level: float, replicates: int,
                     workers: int | None = None, scheduler: str | None = None) -> None:
-    """Percentile bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
+    """Bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
 
     Segment-level tasks resample the segments of their language pair, system-level ones
     (correlations of system scores, pairwise accuracy, SPA) its systems; every task of a
     language pair that resamples the same units draws the same resamples (seed ``--seed``),
     and the pooled pairwise accuracy uses each language pair's system resamples. Replicate
-    r of the average is the weighted average of the tasks' replicates r.
+    r of the average is the weighted average of the tasks' replicates r. The intervals are
+    percentile intervals of the replicates, except Fisher's z interval for system-level
+    Pearson, Spearman and tau-b (:func:`fisher_z_applies`), whose replicates still enter the
+    average's.
     """
     import numpy as np
 
@@ -273,9 +276,15 @@ def table_intervals(table: TableResult, tables, measures, options: Options, leve
     values = iv.run_jobs(jobs, replicates, options.seed, workers=workers, scheduler=scheduler)
     table.intervals = {}
     draws = {}
-    for (key, names), reps in zip(job_keys, values):
+    for (key, names), reps, job in zip(job_keys, values, jobs):
         low, high = iv.percentiles(reps, level)
         table.intervals[key] = {n: (float(lo), float(hi)) for n, lo, hi in zip(names, low, high)}
+        if fisher_z_applies(job.kind, job.statistic, job.variant):
+            comparison = table.results[key]
+            for n, metric in zip(names, job.metrics):
+                present = int(np.sum(~(np.isnan(np.asarray(job.human, float)) | np.isnan(np.asarray(metric, float)))))
+                value = float(comparison.values[comparison.names.index(n)])
+                table.intervals[key][n] = iv.fisher_z_interval(value, present, job.statistic, level)
         draws[key] = {n: reps[:, k] for k, n in enumerate(names)}
     table.average_intervals = {}
     if table.average is not None:
@@ -286,6 +295,21 @@ def table_intervals(table: TableResult, tables, measures, options: Options, leve
             avg += np.column_stack([w * (draws[key][n] - lo) / (hi - lo) for n in names])
         low, high = iv.percentiles(avg, level)
         table.average_intervals = {n: (float(a), float(b)) for n, a, b in zip(names, low, high)}
+
+
+def fisher_z_applies(kind: str, statistic: str | None, variant: str | None) -> bool:
+    """Whether a task's interval is Fisher's z (system-level Pearson, Spearman, Kendall's tau-b)
+    rather than the percentile bootstrap (every other statistic)."""
+    return kind == "sys" and statistic in ("pearson", "spearman", "kendall") and \
+        (statistic != "kendall" or (variant or "b") == "b")
+
+
+def interval_methods(measures, variant: str | None) -> str:
+    """The signature's name of the interval methods of ``measures``: ``percentile``,
+    ``fisher-z`` or both (``fisher-z+percentile``)."""
+    kinds = {"fisher-z" if fisher_z_applies("sys" if m.level == "sys" else m.level, m.statistic, variant)
+             else "percentile" for m in measures}
+    return "+".join(sorted(kinds))
 
 
 def task_weights(keys, n_lps: int, scheme: str) -> list[float]:
