@@ -111,18 +111,26 @@ CLUSTER_WIDTH = 32
 
 def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> list[tuple[int, int]]:
     """``[0, n)`` cut into contiguous ``(start, stop)`` ranges for the planned workers: one range
-    when running serially, else up to ``per_worker`` per worker, each at least ``min_size``
-    long (``per_worker=1`` for units whose fixed cost does not shrink with their size). How
-    a workload is cut never changes its result (units draw from their own seeds), only how
-    it is spread."""
+    when running serially, else two short ranges first (about 1/32 of the work per worker each,
+    at least ``min_size``: what :mod:`.work_sharing` times to decide whether workers pay), then
+    up to ``per_worker`` per worker, each at least ``min_size`` long (``per_worker=1`` for units
+    whose fixed cost does not shrink with their size). How a workload is cut never changes its
+    result (units draw from their own seeds), only how it is spread."""
     workers = planned_workers()
-    count = 1 if workers <= 1 else max(1, min(workers * per_worker, n // max(min_size, 1)))
-    edges = [round(i * n / count) for i in range(count + 1)]
-    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    size = max(min_size, 1)
+    if workers <= 1 or n < 2 * size:
+        return [(0, n)] if n > 0 else []
+    pilot = max(size, -(-n // (32 * workers)))
+    start = 2 * pilot if n - 2 * pilot >= size else 0
+    count = max(1, min(workers * per_worker, (n - start) // size))
+    edges = [start + round(i * (n - start) / count) for i in range(count + 1)]
+    head = [(0, pilot), (pilot, start)] if start else []
+    return head + [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
 
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
-              scheduler: str | None = None, label: str | None = None, serial: bool = False) -> list:
+              scheduler: str | None = None, label: str | None = None, serial: bool = False,
+              sizes: Sequence | None = None) -> list:
     """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``
     where the work pays for them (:mod:`.work_sharing`: a timed first unit, batches, this
     process taking part).
@@ -131,7 +139,9 @@ def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = N
     then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
     be a module-level function (it is pickled by reference). ``label`` names the phase
     on the progress display (stderr, terminals only). ``serial`` runs every unit in this
-    process whatever was configured (for units that read this process's stdin).
+    process whatever was configured (for units that read this process's stdin). ``sizes``: the
+    work of each unit in any measure (a range's length; equal by default), which the decision
+    and the batches weigh (:mod:`.work_sharing`).
     """
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
@@ -142,7 +152,7 @@ def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = N
     from .pipeline import phase_progress
 
     with phase_progress(label, len(units)) as advance:
-        return work_sharing.run(fn, units, shared, min(jobs, len(units)), scheduler, advance)
+        return work_sharing.run(fn, units, shared, min(jobs, len(units)), scheduler, advance, sizes)
 
 
 def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
@@ -163,13 +173,13 @@ def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = 
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
     parallel = (jobs > 1 or scheduler) and len(units) > 1
     with phase_progress(label, len(units)) as advance:
-        done, start = 0, time.perf_counter()
+        done, start = 0, time.process_time()
         for unit in units:  # here: all units, or the first (timed) when workers were asked for
             yield fn(shared, unit)
             advance(1)
             done += 1
             if parallel and done == 1:
-                if (time.perf_counter() - start) * (len(units) - 1) >= work_sharing.min_seconds(scheduler):
+                if (time.process_time() - start) * (len(units) - 1) >= work_sharing.min_seconds(scheduler):
                     break
         if done == len(units):
             return

@@ -6,7 +6,9 @@ workload these costs exceed the work, and when the machine's other cores are bus
 extra process only takes a share of them. So :func:`run` (used by
 :func:`rankeval_cli.executor.map_units` for ``--jobs N`` and ``--scheduler``):
 
-1. runs the first unit in this process and times it (the *pilot*);
+1. runs the first unit in this process and times it (the *pilot*: the processor time this
+   process spent on it, which the machine's other load does not inflate); when there are many
+   units, the second one instead, the first having paid for imports and caches;
 2. if the rest would take less than :data:`POOL_MIN_SECONDS` (a process pool) or
    :data:`CLUSTER_MIN_SECONDS` (a Dask cluster) at the pilot's pace, runs it here too;
 3. otherwise groups the remaining units into *batches* of about :data:`POOL_TASK_SECONDS`
@@ -30,7 +32,7 @@ import time
 from typing import Any, Callable
 
 #: below this many seconds of work after the pilot (at its pace), a process pool does not pay
-POOL_MIN_SECONDS = 0.5
+POOL_MIN_SECONDS = 1.0
 #: the same for a Dask cluster (a client connection, a scatter, scheduler round trips)
 CLUSTER_MIN_SECONDS = 3.0
 #: the work a task sent to a pool worker carries, at least (many small units are batched)
@@ -42,22 +44,27 @@ BATCHES_PER_WORKER = 8
 
 
 def run(fn: Callable[[Any, Any], Any], units: list, shared: Any, workers: int, scheduler: str | None,
-        advance: Callable[[int], None]) -> list:
+        advance: Callable[[int], None], sizes: list | None = None) -> list:
     """``[fn(shared, u) for u in units]`` on ``workers`` processes (this one included) or on the
-    cluster at ``scheduler``, where that pays (module docstring)."""
+    cluster at ``scheduler``, where that pays (module docstring). ``sizes``: each unit's work in
+    any unit (a range's length), for the estimate and the batches; equal by default."""
+    sizes = [1.0] * len(units) if sizes is None else [float(x) for x in sizes]
     results: list = [None] * len(units)
-    start = time.perf_counter()
-    results[0] = fn(shared, units[0])
-    advance(1)
-    pace = time.perf_counter() - start
-    rest = list(range(1, len(units)))
-    if pace * len(rest) < min_seconds(scheduler):
+    # many units: time the second as well (the first may pay for imports), if the two are cheap
+    pilots = 2 if len(units) > 2 and sizes[0] + sizes[1] <= sum(sizes) / 4 else 1
+    for i in range(pilots):
+        start = time.process_time()
+        results[i] = fn(shared, units[i])
+        advance(1)
+        pace = (time.process_time() - start) / max(sizes[i], 1e-12)  # seconds per unit of size
+    rest = list(range(pilots, len(units)))
+    if pace * sum(sizes[i] for i in rest) < min_seconds(scheduler):
         for i in rest:
             results[i] = fn(shared, units[i])
             advance(1)
         return results
     task_seconds = CLUSTER_TASK_SECONDS if scheduler else POOL_TASK_SECONDS
-    batches = batch(rest, pace, task_seconds, workers)
+    batches = batch(rest, [sizes[i] for i in rest], pace, task_seconds, workers)
     if scheduler:
         from ._dask import map_on_cluster
 
@@ -87,15 +94,26 @@ def min_seconds(scheduler: str | None) -> float:
 MIN_SECONDS_ENV = "RANKEVAL_MIN_PARALLEL_SECONDS"
 
 
-def batch(indices: list, pace: float, task_seconds: float, workers: int) -> list[list]:
-    """Consecutive ``indices`` grouped into batches of about ``task_seconds`` each at ``pace``
-    seconds a unit, but into at least two batches per worker when there are units enough and
-    at most :data:`BATCHES_PER_WORKER` per worker."""
+def batch(indices: list, sizes: list, pace: float, task_seconds: float, workers: int) -> list[list]:
+    """Consecutive ``indices`` (units of the given ``sizes``) grouped into batches of about
+    ``task_seconds`` each at ``pace`` seconds per unit of size, but into at least two batches per
+    worker where there are units enough and at most :data:`BATCHES_PER_WORKER` per worker."""
     n = len(indices)
-    by_time = math.ceil(n * pace / task_seconds) if pace > 0 else 1
+    total = float(sum(sizes))
+    by_time = math.ceil(total * pace / task_seconds) if pace > 0 else 1
     count = max(1, min(n, max(min(by_time, BATCHES_PER_WORKER * workers), 2 * workers)))
-    edges = [round(k * n / count) for k in range(count + 1)]
-    return [indices[a:b] for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    out, current, filled, done = [], [], 0.0, 0
+    for index, size in zip(indices, sizes):
+        current.append(index)
+        filled += size
+        left = n - len(current) - sum(len(b) for b in out)
+        # close the batch at its share of the total, keeping a unit for every batch still to come
+        if filled >= total * (len(out) + 1) / count - 1e-9 * total or left < count - len(out) - 1:
+            out.append(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
 
 
 def _run_batch(fn_shared, units: list) -> list:

@@ -96,7 +96,7 @@ def test_configured_jobs_are_the_default(monkeypatch):
 
     monkeypatch.delenv(executor.JOBS_ENV, raising=False)
     calls = []
-    monkeypatch.setattr(work_sharing, "run", lambda fn, units, shared, workers, scheduler, advance:
+    monkeypatch.setattr(work_sharing, "run", lambda fn, units, shared, workers, scheduler, advance, sizes:
                         calls.append(workers) or [])
     executor.configure(jobs=2)
     try:
@@ -140,10 +140,26 @@ def test_this_process_takes_part_and_units_are_batched(always_parallel):
 def test_batches():
     from rankeval_cli.work_sharing import batch
 
-    units = list(range(1, 101))
+    units, ones = list(range(1, 101)), [1] * 100
     # 100 units of 1 ms, 50 ms a task: 2 batches; at least 2 per worker: 4 with 2 workers
-    assert [len(b) for b in batch(units, 0.001, 0.05, 1)] == [50, 50]
-    assert [len(b) for b in batch(units, 0.001, 0.05, 2)] == [25] * 4
+    assert [len(b) for b in batch(units, ones, 0.001, 0.05, 1)] == [50, 50]
+    assert [len(b) for b in batch(units, ones, 0.001, 0.05, 2)] == [25] * 4
     # slow units: one a batch, but no more than 8 batches per worker
-    assert len(batch(units, 1.0, 0.05, 2)) == 16 and sum(map(len, batch(units, 1.0, 0.05, 2))) == 100
-    assert batch([7], 1.0, 0.05, 4) == [[7]]
+    assert len(batch(units, ones, 1.0, 0.05, 2)) == 16 and sum(map(len, batch(units, ones, 1.0, 0.05, 2))) == 100
+    assert batch([7], [1], 1.0, 0.05, 4) == [[7]]
+    # sizes weigh: a short range and two long ones of TrueSkill runs, two processes
+    assert batch([1, 2, 3], [50, 475, 475], 0.01, 0.05, 2) == [[1, 2], [3]]
+
+
+def test_ranges_begin_with_two_short_ones(monkeypatch):
+    """In parallel, two short ranges come first (what the work-sharing times), then per_worker per worker."""
+    monkeypatch.delenv(executor.JOBS_ENV, raising=False)
+    executor.configure(jobs=2)
+    try:
+        assert executor.ranges(1000, 50, per_worker=1) == [(0, 50), (50, 100), (100, 550), (550, 1000)]
+        cut = executor.ranges(2000)
+        assert cut[:2] == [(0, 32), (32, 64)] and len(cut) == 10 and cut[-1][1] == 2000
+        assert executor.ranges(100, 60) == [(0, 100)]
+    finally:
+        executor.configure(jobs=None)
+    assert executor.ranges(100) == [(0, 100)]

@@ -115,9 +115,10 @@ def jobs_options(f):
     return click.option(
         "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", callback=_configure_executor,
         expose_value=False,
-        help="Worker processes (0 = one per CPU)\f"
-             "Worker processes for the independent work units; 0 = one per CPU "
-             "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
+        help="Processes at work (0 = one per CPU)\f"
+             "Processes at work on the independent work units, this one included, where the work pays for "
+             "them (a small input stays in one process); 0 = one per CPU [default: $RANKEVAL_JOBS, else 1]. "
+             "The output does not depend on N.")(f)
 
 
 def _configure_executor(ctx, param, value):

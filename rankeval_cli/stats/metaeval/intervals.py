@@ -378,7 +378,8 @@ def run_jobs(jobs: list[Job], replicates: int, seed: int, *, workers: int | None
     what the command configured); the same for any number of workers."""
     units = [(k, s, min(s + UNIT_REPLICATES, replicates)) for k in range(len(jobs))
              for s in range(0, replicates, UNIT_REPLICATES)]
-    results = map_units(_unit, units, shared=(jobs, seed), jobs=workers, scheduler=scheduler, label="bootstrap")
+    results = map_units(_unit, units, shared=(jobs, seed), jobs=workers, scheduler=scheduler, label="bootstrap",
+                        sizes=[(e - s) * len(jobs[k].metrics) for k, s, e in units])
     out = [[] for _ in jobs]
     for (k, _, _), values in zip(units, results):
         out[k].append(values)
