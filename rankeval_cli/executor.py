@@ -254,11 +254,9 @@ def _install(shared) -> None:
     parallelism; BLAS threads on top of them would compete for the same cores)."""
     global _SHARED
     _SHARED = shared
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a dependency
-        return
-    threadpool_limits(limits=1, user_api="blas")
+    from .work_sharing import one_blas_thread
+
+    one_blas_thread()
 
 
 def _call(fn, unit):

@@ -133,24 +133,44 @@ def _pool_with_this_process(fn, units, shared, batches, pool_workers, results, a
                                   initializer=executor._install, initargs=(shared,))
     futures = []
     try:
-        futures = [pool.submit(executor._call, _run_batch_here, (fn, [units[i] for i in b])) for b in batches]
-        for k in range(len(futures) - 1, -1, -1):
-            if not futures[k].cancel():
-                break  # a worker has it, and every batch before it
-            for i in batches[k]:
-                results[i] = fn(shared, units[i])
-                advance(1)
-        for k, future in enumerate(futures):
-            if not future.cancelled():
-                for i, value in zip(batches[k], future.result()):
-                    results[i] = value
-                advance(len(batches[k]))
+        with one_blas_thread():  # as the workers: the processes are the parallelism
+            _share(fn, units, shared, batches, pool, futures, results, advance)
     except BaseException:
         for future in futures:
             future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _share(fn, units, shared, batches, pool, futures, results, advance) -> None:
+    """Submit the batches; take the last ones no worker has started; collect in order."""
+    from . import executor
+
+    futures.extend(pool.submit(executor._call, _run_batch_here, (fn, [units[i] for i in b])) for b in batches)
+    for k in range(len(futures) - 1, -1, -1):
+        if not futures[k].cancel():
+            break  # a worker has it, and every batch before it
+        for i in batches[k]:
+            results[i] = fn(shared, units[i])
+            advance(1)
+    for k, future in enumerate(futures):
+        if not future.cancelled():
+            for i, value in zip(batches[k], future.result()):
+                results[i] = value
+            advance(len(batches[k]))
+
+
+def one_blas_thread():
+    """This process's BLAS on one thread: at once, and until the end of a ``with`` block used as
+    a context (a no-op without threadpoolctl)."""
+    import contextlib
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _run_batch_here(shared, fn_units) -> list:
