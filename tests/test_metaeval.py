@@ -737,6 +737,11 @@ def test_wmt_task_sets():
     assert r23.tasks[0][0] == "sys accuracy en-de,zh-en"
     again = me.wmt_tasks(23, seg, permutations=20, seed=1)
     assert all(a[1].p.tobytes() == b[1].p.tobytes() for a, b in zip(r23.tasks, again.tasks))
+    r22 = me.wmt_tasks(22, seg, permutations=20, seed=1)
+    assert [name for name, _ in r22.tasks][:4] == ["sys accuracy en-de,zh-en", "en-de sys pearson",
+                                                   "en-de sys kendall", "en-de seg pearson none"]
+    assert len(r22.tasks) == 17 and r22.weights[:4] == [1 / 3, 1 / 12, 1 / 12, 1 / 36]
+    assert sum(r22.weights) == pytest.approx(1, abs=1e-15)
 
 
 # The rooms of the package ---------------------------------------------------------------

@@ -73,12 +73,15 @@ def _complete_measure(ctx, param, incomplete):
               help="seg-acc-eq: tie threshold [default: calibrated]\f"
                    "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
-@click.option("--task-weights", type=click.Choice(("uniform", "wmt23", "wmt25")), default="uniform",
-              show_default=True,
-              help="Weights of the tasks in the average\f"
-                   "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
-                   "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
-                   "task set only (spa, seg-acc-eq@item: the default --statistic).")
+@click.option("--task-weights", type=click.Choice(("uniform", "wmt22", "wmt23", "wmt24", "wmt25")),
+              default="uniform", show_default=True, metavar="SCHEME",
+              help="uniform, wmt22, wmt23, wmt24 or wmt25\f"
+                   "The average: every task weighs 1 (WMT24); wmt22: split evenly among the language pairs "
+                   "(pooled pairwise accuracy one of them), then the levels, groupings and statistics, as "
+                   "WMT22; wmt23: pairwise accuracy pooled over the language pairs weighs as many as there are "
+                   "language pairs, each other task 1; wmt24, wmt25: the WMT24-25 task set only (spa, "
+                   "seg-acc-eq@item). Each year's task set is the default --statistic, run in "
+                   "mt-metrics-eval's task order.")
 @click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
               help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
                    "mt-metrics-eval's 1000 sign vectors).")
@@ -107,12 +110,18 @@ def _complete_measure(ctx, param, incomplete):
                    "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
+@click.option("--pairs", is_flag=True,
+              help="Write each pair's delta and p-value\f"
+                   "Instead of the table, write one row per pair of metrics per task: lp statistic metric "
+                   "against delta p_permutation trials signature (metric the better of the two; the p-value of "
+                   "\"metric is better than against\"), then the pairs of the average over tasks (lp all, "
+                   "statistic avg): the numbers behind every cluster.")
 @_common.jobs_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, output, output_format):
+            seed, pairs, output, output_format):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -156,8 +165,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         chosen = parse_measures(measures, average_by, task_weights)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--statistic") from None
-    if task_weights == "wmt25":
-        _check_wmt25(chosen, epsilon)
+    if task_weights in ("wmt24", "wmt25"):
+        _check_wmt25(chosen, epsilon, task_weights)
     if mtme_dir and (score_files or humans or indexes):
         raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
                                "--index")
@@ -165,6 +174,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         raise click.UsageError("give the human scores (--human FILE) or an mt-metrics-eval directory (--mtme DIR)")
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
+    if pairs and (ci is not None or bootstrap is not None):
+        raise click.UsageError("--pairs writes the permutation tests; --ci and --bootstrap go with the table")
     if bootstrap is not None and ci is None:
         ci = 0.95
     replicates = (bootstrap or 1000) if ci is not None else None
@@ -172,21 +183,22 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
-    records = _records(tables, chosen, options, sig, ci, replicates)
+    records = _pair_records(tables, chosen, options, sig) if pairs else _records(tables, chosen, options, sig, ci,
+                                                                                  replicates)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
 
 
-def _check_wmt25(measures, epsilon) -> None:
-    """The WMT25 average needs its two tasks, with acc-eq tie-calibrated."""
+def _check_wmt25(measures, epsilon, scheme) -> None:
+    """The WMT24-25 average needs its two tasks, with acc-eq tie-calibrated."""
     from ..stats.metrics_table import WMT25_MEASURES
 
     missing = [m for m in WMT25_MEASURES if m not in {x.name for x in measures}]
     if missing:
-        raise click.UsageError(f"--task-weights wmt25 averages {' and '.join(WMT25_MEASURES)}: add "
+        raise click.UsageError(f"--task-weights {scheme} averages {' and '.join(WMT25_MEASURES)}: add "
                                f"{', '.join(missing)} to --statistic")
     if epsilon is not None:
-        raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
+        raise click.UsageError(f"--task-weights {scheme} calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
 def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
@@ -254,6 +266,16 @@ def _records(tables, measures, options, sig, ci, replicates):
                     "segments": sum(len(t.segments) for t in tables), "sys_scores": None, "signature": sig})
         rows.append(row)
     return rows
+
+
+def _pair_records(tables, measures, options, sig):
+    """Rows of ``--pairs``: every pair of metrics of every task and of the average."""
+    from ..pipeline import phase
+    from ..stats.metrics_table import pair_rows, run_table
+
+    with phase("meta-evaluation (statistics, permutation tests)"):
+        table = run_table(tables, measures, options)
+    return [{**row, "signature": sig} for row in pair_rows(table)]
 
 
 def _lookup(comparison) -> dict:
