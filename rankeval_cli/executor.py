@@ -109,7 +109,15 @@ UNITS_PER_WORKER = 4
 CLUSTER_WIDTH = 32
 
 
-def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> list[tuple[int, int]]:
+class Ranges(list):
+    """``(start, stop)`` ranges that know their lengths: :func:`map_units` weighs them by it."""
+
+    @property
+    def sizes(self) -> list[int]:
+        return [b - a for a, b in self]
+
+
+def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> Ranges:
     """``[0, n)`` cut into contiguous ``(start, stop)`` ranges for the planned workers: one range
     when running serially, else two short ranges first (about 1/32 of the work per worker each,
     at least ``min_size``: what :mod:`.work_sharing` times to decide whether workers pay), then
@@ -119,13 +127,13 @@ def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> lis
     workers = planned_workers()
     size = max(min_size, 1)
     if workers <= 1 or n < 2 * size:
-        return [(0, n)] if n > 0 else []
+        return Ranges([(0, n)] if n > 0 else [])
     pilot = max(size, -(-n // (32 * workers)))
     start = 2 * pilot if n - 2 * pilot >= size else 0
     count = max(1, min(workers * per_worker, (n - start) // size))
     edges = [start + round(i * (n - start) / count) for i in range(count + 1)]
     head = [(0, pilot), (pilot, start)] if start else []
-    return head + [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    return Ranges(head + [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a])
 
 
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
@@ -141,8 +149,9 @@ def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = N
     on the progress display (stderr, terminals only). ``serial`` runs every unit in this
     process whatever was configured (for units that read this process's stdin). ``sizes``: the
     work of each unit in any measure (a range's length; equal by default), which the decision
-    and the batches weigh (:mod:`.work_sharing`).
+    and the batches weigh (:mod:`.work_sharing`); :func:`ranges` carry theirs.
     """
+    sizes = getattr(units, "sizes", None) if sizes is None else sizes
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])

@@ -9,7 +9,9 @@ columns:
 * each option with its help up to a ``\\f`` mark in it, else its first sentence
   (the ``[default: ...]`` notes kept);
 * the options every command shares (input, output, TREC joins, parallel work)
-  named on one line, described in ``rankeval --help`` and the man pages.
+  named on one line, described in ``rankeval --help`` and the man pages; so are
+  a command's own options whose help starts with :data:`MAN_ONLY` (no short
+  form: the man page only), on a line of their own.
 
 Commands get this through :func:`short_help`, applied as the lazy groups load them,
 so a command added later follows it without code of its own.
@@ -26,6 +28,8 @@ WIDTH = 80
 #: options shared by many commands: named on one line in a command's --help
 COMMON = ("--input-format", "--exclude-systems", "-o", "--output", "--output-format", "--digits", "-j", "--jobs",
           "--scheduler", "--rel-level", "--depth", "--all-queries")
+#: the start of an option's help that has no short form: --help only names the option
+MAN_ONLY = "\b\f"
 #: where every option is described in full
 COMMON_NOTE = "every option in full: man {page}"
 
@@ -88,23 +92,28 @@ class ShortHelpFormatter(click.HelpFormatter):
     def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
         if not rows or not all(term.startswith("-") for term, _ in rows):
             return super().write_dl(rows, col_max, col_spacing)  # the commands of a group
-        own, common = [], []
+        own, more, common = [], [], []
         for term, text in rows:
             names = [n.strip() for part in term.split(",") for n in part.split()[:1]]
             shared = names and all(n in COMMON for n in names) and "[required]" not in text
-            (common if shared else own).append((term, text))
+            (common if shared else more if text.startswith(MAN_ONLY) else own).append((term, text))
         if own:
             super().write_dl([(term, short_option_help(text)) for term, text in own], col_max, col_spacing)
+        page = f"rankeval-{self.name}" if self.name else "rankeval"
+        if more:
+            self._names_line("More: ", more, ".")
         if common:
-            import textwrap
+            self._names_line("Shared: ", common, f"; {COMMON_NOTE.format(page=page)}.")
 
-            names = ", ".join(term.split()[0].rstrip(",") if not term.startswith("-o") else "-o FILE"
-                              for term, _ in common)
-            page = f"rankeval-{self.name}" if self.name else "rankeval"
-            text = f"Shared: {names}; {COMMON_NOTE.format(page=page)}."
-            self.write_paragraph()
-            for line in textwrap.wrap(text, WIDTH - self.current_indent, break_on_hyphens=False):
-                self.write(f"{'':>{self.current_indent}}{line}\n")
+    def _names_line(self, head: str, rows, tail: str) -> None:
+        """The options of ``rows`` named in one paragraph."""
+        import textwrap
+
+        names = ", ".join(term.split()[0].rstrip(",") if not term.startswith("-o") else "-o FILE"
+                          for term, _ in rows)
+        self.write_paragraph()
+        for line in textwrap.wrap(head + names + tail, WIDTH - self.current_indent, break_on_hyphens=False):
+            self.write(f"{'':>{self.current_indent}}{line}\n")
 
 
 class ShortHelpContext(click.Context):

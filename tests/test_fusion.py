@@ -1,5 +1,6 @@
-"""Run fusion (aggregate.fusion): hand-computed cases, a slow direct implementation on
-random runs, and ranx's fused runs (tests/data/fusion, written by scripts/ranx-fusion-fixture)."""
+"""Run fusion (aggregate.fusion): hand-computed cases, the slow literal definitions of
+tests/slow_fusion.py on seeded random runs (every method and normalization of the fusion
+table), and the command line. ranx's fused runs: tests/test_fusion_ranx.py."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankeval_cli.aggregate.fusion import NORMALIZATIONS, fuse
+from rankeval_cli.aggregate.fusion import METHODS, NORMALIZATIONS, fuse
+
+from slow_fusion import slow_fuse
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "fusion"
-METHODS = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
 
 
 def triples(run: dict):
@@ -79,6 +81,54 @@ def test_borda_fuse_by_hand():
     assert f == {"d1": 5.0, "d2": 5.0, "d3": 6.0, "d4": 4.0}
 
 
+def test_positional_methods_by_hand():
+    # A ranks d1 d2 d3, B ranks d3 d4 d2: |R_d| = 1 for d1 and d4, 2 for d2 and d3
+    f = {m: {d: s for d, _, s in as_dict(fuse([triples(A), triples(B)], m))["q"]}
+         for m in ("isr", "log-isr", "rbc")}
+    assert f["isr"] == pytest.approx({"d1": 1.0, "d2": 2 * (1 / 4 + 1 / 9), "d3": 2 * (1 / 9 + 1), "d4": 1 / 4})
+    assert f["log-isr"] == pytest.approx({"d1": 0.0, "d2": math.log(2) * (1 / 4 + 1 / 9),
+                                          "d3": math.log(2) * (1 / 9 + 1), "d4": 0.0})
+    phi = 0.8  # Bailey et al. 2017: (1 - phi) phi^(pos - 1)
+    assert f["rbc"] == pytest.approx({"d1": 0.2, "d2": 0.2 * (phi + phi ** 2), "d3": 0.2 * (phi ** 2 + 1),
+                                      "d4": 0.2 * phi})
+
+
+def test_weighted_methods_by_hand():
+    # min-max: A -> d1 1, d2 0.5, d3 0; B -> d3 1, d4 0.5, d2 0; weights 0.7 and 0.3
+    runs, w = [triples(A), triples(B)], (0.7, 0.3)
+    got = {m: {d: s for d, _, s in as_dict(fuse(runs, m, weights=w))["q"]} for m in ("wsum", "wmnz", "mixed")}
+    assert got["wsum"] == pytest.approx({"d1": 0.7, "d2": 0.35, "d3": 0.3, "d4": 0.15})
+    assert got["wmnz"] == pytest.approx({"d1": 0.7, "d2": 0.5, "d3": 1.0, "d4": 0.15})
+    assert got["mixed"] == pytest.approx({"d1": 0.7, "d2": 0.35 * math.sqrt(2), "d3": 0.3 * math.sqrt(2),
+                                          "d4": 0.15})
+    rrf = {d: s for d, _, s in as_dict(fuse(runs, "rrf", weights=w))["q"]}
+    assert rrf["d3"] == pytest.approx(0.7 / 63 + 0.3 / 61)
+
+
+def test_condorcet_by_hand():
+    # three runs whose majorities cycle a > b > c > a, and d below all: Copeland a = b = c = 0, d = -3;
+    # the cycle is ordered by docno descending (c, b, a), scores |C| - rank + 1
+    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.0}}, {"q": {"b": 3.0, "c": 2.0, "a": 1.0, "d": 0.0}},
+            {"q": {"c": 3.0, "a": 2.0, "b": 1.0}}]
+    f = as_dict(fuse([triples(r) for r in runs], "condorcet"))["q"]
+    assert [(d, s) for d, _, s in f] == [("c", 4.0), ("b", 3.0), ("a", 2.0), ("d", 1.0)]
+    # weighting the first run breaks the cycle: a > b (2.5 vs 1), c > a? 2 vs 2.5: no; b > c 3.5 vs 1
+    f = as_dict(fuse([triples(r) for r in runs], "w-condorcet", weights=(2.5, 1, 1)))["q"]
+    assert [d for d, _, _ in f] == ["a", "b", "c", "d"]
+
+
+def test_probfuse_by_hand():
+    # one training topic: run 1 ranks r1 n1 r2 n2 (relevant r*); 2 segments of 2: P = (1/2, 1/2)
+    run = {"t": {"r1": 4.0, "n1": 3.0, "r2": 2.0, "n2": 1.0}, "q": {"x": 2.0, "y": 1.0, "z": 0.5}}
+    qrels = (["t", "t", "t"], ["r1", "r2", "n1"], [1, 2, 0])
+    f = {d: s for d, _, s in as_dict(fuse([triples(run)], "probfuse", params={"segments": 2},
+                                          train_qrels=qrels))["q"]}
+    # q has 3 documents: segments of ceil(3/2) = 2: x, y in segment 1 (P/1), z in segment 2 (P/2)
+    assert f == pytest.approx({"x": 0.5, "y": 0.5, "z": 0.25})
+    with pytest.raises(ValueError, match="learns from training qrels"):
+        fuse([triples(run)], "probfuse")
+
+
 def test_depth_and_queries_in_one_run():
     c = {"q2": {"z": 1.0, "y": 2.0}}
     f = as_dict(fuse([triples(A), triples(c)], "rrf", depth=2))
@@ -91,52 +141,11 @@ def test_duplicate_document_is_an_error():
         fuse([(["q", "q"], ["d", "d"], [1.0, 2.0])], "rrf")
 
 
-# -- a slow direct implementation on random runs ---------------------------------------------------
-
-def slow_fuse(runs: list[dict], method: str, norm: str = "min-max", k: float = 60.0) -> dict:
-    """The definitions read literally, one query and one document at a time."""
-    queries = sorted({q for run in runs for q in run})
-    out = {}
-    for q in queries:
-        lists = []
-        for run in runs:
-            docs = run.get(q, {})
-            ranked = sorted(docs.items(), key=lambda t: (t[1], t[0]), reverse=True)  # score, docno desc
-            scores = [s for _, s in ranked]
-            if norm == "min-max" and scores:
-                lo, hi = min(scores), max(scores)
-                ranked = [(d, (s - lo) / max(hi - lo, 1e-9)) for d, s in ranked]
-            elif norm == "z-score" and scores:
-                mean = sum(scores) / len(scores)
-                sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
-                ranked = [(d, (s - mean) / max(sd, 1e-9)) for d, s in ranked]
-            elif norm == "sum" and scores:
-                lo = min(scores)
-                ranked = [(d, (s - lo) / max(sum(scores) - lo * len(scores), 1e-9)) for d, s in ranked]
-            lists.append(ranked)
-        cands = sorted({d for ranked in lists for d, _ in ranked})
-        fused = {}
-        for d in cands:
-            hits = [(pos, s) for ranked in lists for pos, (dd, s) in enumerate(ranked, 1) if dd == d]
-            if method == "rrf":
-                fused[d] = sum(1 / (k + pos) for pos, _ in hits)
-            elif method == "combsum":
-                fused[d] = sum(s for _, s in hits)
-            elif method == "combmnz":
-                fused[d] = len(hits) * sum(s for _, s in hits)
-            elif method == "combmax":
-                fused[d] = max(s for _, s in hits)
-            else:
-                total = 0.0
-                for ranked in lists:
-                    pos = next((p for p, (dd, _) in enumerate(ranked, 1) if dd == d), None)
-                    total += len(cands) - pos + 1 if pos else (len(cands) - len(ranked) + 1) / 2
-                fused[d] = total
-        out[q] = fused
-    return out
-
+# -- the slow literal definitions on random runs --------------------------------------------------
 
 def random_runs(rng, n_runs=3):
+    """Runs of 6 queries over 25 documents: lists of 1-14 documents, queries some runs lack,
+    half the lists with many tied scores."""
     runs = []
     for r in range(n_runs):
         run = {}
@@ -146,32 +155,63 @@ def random_runs(rng, n_runs=3):
             n = int(rng.integers(1, 15))
             docs = rng.choice(25, size=n, replace=False)
             scores = rng.integers(0, 6, n) * (0.5 + r) if rng.random() < 0.5 else rng.normal(r, 3, n)
-            run[f"q{q}"] = {f"doc{int(d)}": float(s) for d, s in zip(docs, scores)}  # many tied scores
+            run[f"q{q}"] = {f"doc{int(d):02d}": float(s) for d, s in zip(docs, scores)}  # many tied scores
         runs.append(run)
     return runs
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_against_slow_implementation(method):
-    rng = np.random.default_rng(7)
-    for _ in range(30):
-        runs = random_runs(rng, int(rng.integers(1, 5)))
-        for norm in (NORMALIZATIONS if method.startswith("comb") else ("min-max",)):
-            fused = as_dict(fuse([triples(r) for r in runs], method, norm, k=60.0))
-            slow = slow_fuse(runs, method, norm)
-            assert sorted(fused) == sorted(q for q in slow if slow[q])
+def random_qrels(rng):
+    return {f"q{q}": {f"doc{int(d):02d}": int(rng.integers(0, 3)) for d in rng.choice(25, 12, replace=False)}
+            for q in range(4)}
+
+
+def qrels_triple(qrels: dict):
+    rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    return ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+
+
+def _norms(method):
+    entry = METHODS[method]
+    if not entry.reads_scores:
+        return ("min-max",)
+    return tuple(n for n, norm in NORMALIZATIONS.items() if norm.with_positions or not entry.reads_positions)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_against_the_definitions(method):
+    rng = np.random.default_rng(sorted(METHODS).index(method))
+    entry = METHODS[method]
+    for trial in range(12):
+        n_runs = int(rng.integers(1, 5))
+        runs = random_runs(rng, n_runs)
+        qrels = random_qrels(rng) if entry.train else None
+        weights = rng.uniform(0.1, 1, n_runs).round(2).tolist() if entry.weighted and trial % 2 else None
+        params = {p.name: p.grid[trial % len(p.grid)] for p in entry.params}
+        for norm in _norms(method):
+            fused = as_dict(fuse([triples(r) for r in runs], method, norm, params=params, weights=weights,
+                                 train_qrels=qrels_triple(qrels) if qrels else None))
+            slow = slow_fuse(runs, method, norm, params, weights, qrels)
+            assert sorted(fused) == sorted(slow), (method, norm)
             for q, rows in fused.items():
                 got = {d: s for d, _, s in rows}
-                assert got == pytest.approx(slow[q], rel=1e-12, abs=1e-12)
+                assert got == pytest.approx(slow[q], rel=1e-12, abs=1e-12), (method, norm, q)
                 # order: fused score descending, then docno descending; ranks 1..n
-                scores = [s for _, _, s in rows]
-                assert all(a >= b for a, b in zip(scores, scores[1:]))
                 assert [r for _, r, _ in rows] == list(range(1, len(rows) + 1))
                 for (d1, _, s1), (d2, _, s2) in zip(rows, rows[1:]):
-                    assert s1 > s2 or d1 > d2, (q, d1, d2)
+                    assert s1 > s2 or (s1 == s2 and d1 > d2), (q, d1, d2)
 
 
-# -- ranx ----------------------------------------------------------------------------------------
+def test_every_method_and_normalization_is_documented():
+    from rankeval_cli.aggregate.fusion.describe import BEGIN, END, markdown
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "fusion-and-trueskill.md").read_text()
+    assert markdown() in page, "docs/fusion-and-trueskill.md is stale: run scripts/gen-man"
+    assert page.count(BEGIN) == 1 and page.count(END) == 1
+    for name in METHODS:
+        assert f"`{name}`" in page
+
+
+# -- the command line ----------------------------------------------------------------------------
 
 def read_trec(path: Path) -> dict:
     """{query: [(doc, score), ...]} in file order (a test-only reader of the small fixtures)."""
@@ -181,55 +221,6 @@ def read_trec(path: Path) -> dict:
         out[q].append((d, float(s)))
     return dict(out)
 
-
-RANX_NAMES = {"rrf": "rrf", "sum": "combsum", "mnz": "combmnz", "max": "combmax", "bordafuse": "borda-fuse"}
-RANX_NORMS = {"min-max": "min-max", "zmuv": "z-score", "sum": "sum"}
-RANX_FILES = sorted(FIXTURES.glob("ranx.*.trec"))
-
-
-def ours_for(name: str):
-    _, method, norm, *params = name[: -len(".trec")].split(".")
-    k = float(params[0][1:]) if params else 60.0
-    runs = [read_trec(FIXTURES / f"run{i}.trec") for i in (1, 2, 3)]
-    runs = [{q: dict(rows) for q, rows in run.items()} for run in runs]
-    return as_dict(fuse([triples(r) for r in runs], RANX_NAMES[method], RANX_NORMS[norm], k=k))
-
-
-@pytest.mark.parametrize("path", RANX_FILES, ids=[p.name for p in RANX_FILES])
-def test_equals_ranx(path):
-    """Same documents, same fused scores (to 1e-12), same order up to tied scores (ranx orders
-    tied documents by an unstable sort, rankeval by docno descending)."""
-    theirs = read_trec(path)
-    ours = ours_for(path.name)
-    assert sorted(ours) == sorted(theirs)
-    for q, rows in theirs.items():
-        mine = {d: s for d, _, s in ours[q]}
-        assert mine == pytest.approx(dict(rows), rel=1e-12, abs=1e-12)
-        assert [s for _, _, s in ours[q]] == pytest.approx([s for _, s in rows], rel=1e-12, abs=1e-12)
-
-
-def test_fixture_covers_every_method():
-    assert len(RANX_FILES) == 12
-    assert {p.name.split(".")[1] for p in RANX_FILES} == set(RANX_NAMES)
-
-
-@pytest.mark.skipif(not os.environ.get("RANKEVAL_RANX"), reason="ranx compiles for about a minute: "
-                    "set RANKEVAL_RANX=1 to regenerate the fixture with ranx and compare")
-def test_fixture_is_what_ranx_writes(tmp_path):
-    import subprocess
-    import sys
-
-    script = Path(__file__).resolve().parents[1] / "scripts" / "ranx-fusion-fixture"
-    subprocess.run([sys.executable, str(script), str(tmp_path)], check=True, capture_output=True)
-    for path in RANX_FILES:
-        fresh = read_trec(tmp_path / path.name)
-        stored = read_trec(path)
-        assert fresh.keys() == stored.keys()
-        for q in stored:
-            assert dict(fresh[q]) == dict(stored[q])
-
-
-# -- the command line ----------------------------------------------------------------------------
 
 def run_cli(args, **kw):
     from click.testing import CliRunner
@@ -242,12 +233,13 @@ def run_cli(args, **kw):
 RUNS = [str(FIXTURES / f"run{i}.trec") for i in (1, 2, 3)]
 
 
-@pytest.mark.parametrize("method,norm", [("rrf", "min-max"), ("combmnz", "z-score"), ("borda-fuse", "min-max")])
+@pytest.mark.parametrize("method,norm", [("rrf", None), ("combmnz", "z-score"), ("borda-fuse", None)])
 def test_cli_writes_the_fused_trec_run(method, norm):
-    result = run_cli(["--method", method, "--normalization", norm, "--run-tag", "fused", *RUNS])
+    given = ["--normalization", norm] if norm else []
+    result = run_cli(["--method", method, *given, "--run-tag", "fused", *RUNS])
     assert result.exit_code == 0, result.output
     runs = [{q: dict(rows) for q, rows in read_trec(Path(p)).items()} for p in RUNS]
-    expected = fuse([triples(r) for r in runs], method, norm)
+    expected = fuse([triples(r) for r in runs], method, norm or "min-max")
     lines = result.output.splitlines()
     assert len(lines) == len(expected.rank)
     for line, q, d, r, s in zip(lines, expected.query.tolist(), expected.doc.tolist(), expected.rank.tolist(),
@@ -273,6 +265,41 @@ def test_cli_errors(tmp_path):
     assert result.exit_code == 2 and "give the run files" in result.output
     result = run_cli(["--method", "rrf", "--run-tag", "two words", *RUNS[:1]])
     assert result.exit_code == 2
+    usage = {("--method", "rrf", "--normalization", "z-score"): "reads positions, not scores",
+             ("--method", "combsum", "--weights", "1,2,3"): "takes no weights",
+             ("--method", "wsum", "--weights", "1,2"): "2 weights for 3 runs",
+             ("--method", "wsum", "--weights", "1,x,2"): "weights are numbers",
+             ("--method", "rbc", "--param", "phi=1.5"): "phi must be in (0, 1]",
+             ("--method", "rbc", "--param", "k=3"): "rbc has no parameter 'k'",
+             ("--method", "rbc", "--param", "phi"): "NAME=VALUE",
+             ("--method", "probfuse"): "give --train-qrels",
+             ("--method", "rrf", "--train-qrels", "x"): "learns nothing",
+             ("--method", "combsum", "--rrf-k", "3"): "--rrf-k goes with --method rrf",
+             ("--method", "borda", "--weights", "1,2"): "--weights goes with a run fusion method"}
+    for args, message in usage.items():
+        result = run_cli([*args, *RUNS])
+        assert result.exit_code == 2 and message in result.output, (args, result.output)
+
+
+def test_cli_learning_method_and_parameters(tmp_path):
+    qrels = tmp_path / "train.qrels"
+    qrels.write_text("".join(f"q{q:02d} 0 D{d:03d} {int((q + d) % 3 == 0)}\n" for q in range(1, 6)
+                             for d in range(0, 60, 3)))
+    result = run_cli(["--method", "probfuse", "--param", "segments=4", "--train-qrels", str(qrels),
+                      "--output-format", "tsv", *RUNS])
+    assert result.exit_code == 0, result.output
+    assert "probfuse: trained on the 5 topics of" in result.output  # stderr is mixed in here
+    assert "|segments:4|" in result.output
+    runs = [{q: dict(rows) for q, rows in read_trec(Path(p)).items()} for p in RUNS]
+    judged = read_qrels_triple(qrels)
+    expected = fuse([triples(r) for r in runs], "probfuse", params={"segments": 4}, train_qrels=judged)
+    rows = [line.split("\t") for line in result.output.splitlines() if "\t" in line][1:]
+    assert [float(r[3]) for r in rows] == expected.score.tolist()
+
+
+def read_qrels_triple(path: Path):
+    rows = [line.split() for line in path.read_text().splitlines()]
+    return ([r[0] for r in rows], [r[2] for r in rows], [int(r[3]) for r in rows])
 
 
 def test_system_rankings_as_runs_can_be_fused(tmp_path):
@@ -290,3 +317,30 @@ def test_system_rankings_as_runs_can_be_fused(tmp_path):
     fused = run_cli(["--method", "rrf", *map(str, paths)])
     assert fused.exit_code == 0 and fused.output.splitlines()[0].startswith("de-en Q0 A 1 ")
     assert run_cli(["--method", "borda", "--column", "both", "--output-format", "trec"], input=text).exit_code == 2
+
+
+def test_files_in_any_order_fuse_as_in_trec_order(tmp_path):
+    """Runs with scattered queries, unsorted lines and ties in any docno order (the sort paths of
+    lists.stack_codes) fuse as the library fuses the same rows."""
+    rng = np.random.default_rng(17)
+    runs, paths = [], []
+    for r, layout in enumerate(("scattered", "by score, ties unsorted", "trec order")):
+        run = {f"q{q}": {f"d{int(d):02d}": float(rng.integers(0, 4)) for d in rng.choice(40, 15, replace=False)}
+               for q in range(5)}
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        if layout == "scattered":
+            rows = [rows[i] for i in rng.permutation(len(rows))]
+        else:
+            rows.sort(key=lambda t: (t[0], -t[2], t[1] if layout != "trec order" else "")) if layout != "trec order" \
+                else rows.sort(key=lambda t: (t[0], -t[2], [-ord(c) for c in t[1]]))
+        path = tmp_path / f"{r}.run"
+        path.write_text("".join(f"{q} Q0 {d} 0 {s} r\n" for q, d, s in rows))
+        runs.append(run)
+        paths.append(str(path))
+    from rankeval_cli.aggregate.fusion import fuse_files
+
+    for method in ("rrf", "combsum", "borda-fuse"):
+        got = fuse_files(paths, method)
+        expected = fuse([triples(r) for r in runs], method)
+        assert list(zip(got.query.tolist(), got.doc.decode(), got.score.tolist())) == \
+            list(zip(expected.query.tolist(), expected.doc.tolist(), expected.score.tolist())), method

@@ -206,10 +206,13 @@ OUTPUT_RUNS = {
                 ["--qrels", QRELS, "--permutations", "20", "--correction", "holm", RUN, RUN2]],
     "meta-eval": [["--mtme", MTME, "--permutations", "10"]],
     "power": [["--qrels", QRELS, "-m", "map", "--difference", "0.05", RUN, RUN2]],
+    "agree": [[RUN, RUN2], ["--per-group", "-m", "rbo", RUN, RUN2]],
+    "repro": [["--qrels", QRELS, RUN, RUN2, RUN2, RUN]],
     "learn cv": [["--objective", "ranksvm", "--features", "tgt@unk,tgt@length", "--folds", "2", JCML]],
     "learn features": [["--no-bleu", "--intra-set", "tgt@unk", JCML]],
     "learn predict": [["--model", "{model}", JCML]],
     "table": [["{summary}"]],
+    "judges": [["--qrels", QRELS, "--candidate", QRELS, *FEW, "--per-group", RUN, RUN2]],
 }
 #: the input of a run when it is not TSV above
 JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(

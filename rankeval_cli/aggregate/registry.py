@@ -6,6 +6,7 @@ from functools import partial
 
 from . import methods
 from .bradley_terry import DEFAULT_ALPHA, bt_scores
+from .fusion.table import METHODS as FUSION_TABLE, aliases as fusion_aliases
 from .kemeny import kemeny_scores
 
 #: canonical name -> one-line description (for --help and the README).
@@ -21,14 +22,9 @@ METHODS = {
     "trueskill": "TrueSkill mean skill, WMT14-16 procedure (active sampling, repeated runs)",
 }
 
-#: Run fusion methods: their input is several IR runs, not a stream of groups (see .fusion).
-FUSION = {
-    "rrf": "reciprocal rank fusion, sum of 1/(k + position) over runs",
-    "combsum": "sum of the normalized scores a document got",
-    "combmnz": "CombSUM times the number of runs that retrieved the document",
-    "combmax": "largest normalized score a document got",
-    "borda-fuse": "Borda count over runs, unretrieved documents sharing the points left",
-}
+#: Run fusion methods: their input is several IR runs, not a stream of groups; name -> description,
+#: from the fusion table (.fusion.table.METHODS).
+FUSION = {name: method.description for name, method in FUSION_TABLE.items()}
 
 #: Methods on absolute scores (direct assessments): their input is judged scores, not rankings.
 SCORES = {
@@ -40,8 +36,7 @@ ALIASES = {
     "gt": "gt-others", ">others": "gt-others", "wmt12": "gt-others",
     "ew": "expected-wins", "wmt13": "expected-wins",
     "kemeny-young": "kemeny", "bt": "bradley-terry", "duh": "fv", "ts": "trueskill",
-    "reciprocal-rank-fusion": "rrf", "comb-sum": "combsum", "comb-mnz": "combmnz", "comb-max": "combmax",
-    "bordafuse": "borda-fuse", "zscore": "z-score", "z": "z-score", "da": "z-score",
+    "zscore": "z-score", "z": "z-score", "da": "z-score", **fusion_aliases(),
 }
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common
+from . import _ci, _common, _fusion
 
 METHOD_NAMES = ("borda", "fv", "ge-others", "gt-others", "expected-wins", "copeland", "kemeny", "bradley-terry",
                 "trueskill")
 SCORE_NAMES = ("z-score",)
-FUSION_NAMES = ("rrf", "combsum", "combmnz", "combmax", "borda-fuse")
-NORMALIZATIONS = ("min-max", "z-score", "sum", "none")
 #: the options only the z-score method reads
 SCORE_OPTIONS = ("rank_by", "shared_segments", "alpha", "protocol", "domain_column")
 
@@ -36,24 +34,6 @@ def ranking_options(f):
                              "The value must be constant within a group.")(f)
 
 
-def fusion_options(f):
-    """Options of the run fusion methods (rrf, combsum, combmnz, combmax, borda-fuse)."""
-    f = click.option("--run-tag", default=None, metavar="TAG",
-                     help="Fusion: run tag [default: the method]\f"
-                          "Run fusion: the tag column of the fused TREC run [default: the method name].")(f)
-    f = click.option("--k", "depth", type=click.IntRange(min=1), default=None, metavar="K",
-                     help="Fusion: keep the first K documents\f"
-                          "Run fusion: keep the first K fused documents of each query [default: all].")(f)
-    f = click.option("--rrf-k", type=_common.FiniteFloat(min=0), default=60.0, show_default=True, metavar="K",
-                     help="rrf: k of 1/(k + position)\f"
-                          "rrf: the constant k of 1/(k + position) (Cormack et al. 2009).")(f)
-    return click.option("--normalization", type=click.Choice(NORMALIZATIONS), default="min-max",
-                        show_default=True, metavar="NAME",
-                        help="comb*: normalization [default: min-max]\f"
-                             "combsum/combmnz/combmax: per-query normalization of each run's scores "
-                             "(rrf and borda-fuse use positions only).")(f)
-
-
 def bootstrap_options(f):
     """--ci LEVEL, --bootstrap N, --seed S as every command has them: here for rank ranges and clusters."""
     from . import _ci
@@ -73,14 +53,44 @@ def bootstrap_options(f):
              "WMT13-style clusters.")(f)
 
 
-def method_option(help_text: str, names=METHOD_NAMES):
+class _Names:
+    """``names``, then the run fusion methods of the fusion table (read when first iterated)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __iter__(self):
+        yield from self.names
+        yield from _fusion._Lazy("methods")
+
+
+def method_option(help_text: str, names=METHOD_NAMES, fusion: bool = False):
     """``--method NAME`` (the short -m of earlier releases is kept, hidden: -m is --measure elsewhere);
-    the run fusion methods only where ``names`` has them."""
-    parser = "aggregate.registry:canonical" if set(FUSION_NAMES) & set(names) else "aggregate.registry:canonical_pairwise"
+    the run fusion methods too where ``fusion``."""
+    parser = "aggregate.registry:canonical" if fusion else "aggregate.registry:canonical_pairwise"
     return click.option("--method", "method", cls=_common.AliasOption, aliases=("-m",),
                         callback=_common.parsed_by(parser), default="expected-wins",
-                        show_default=True, metavar="METHOD", shell_complete=_common.completion_of(names),
+                        show_default=True, metavar="METHOD",
+                        shell_complete=_common.completion_of(_Names(names) if fusion else names),
                         help=help_text)
+
+
+class FusionHelpCommand(click.Command):
+    """A command whose help's ``{fusion_methods}`` is the fusion table's list, made when read."""
+
+    @property
+    def help(self):
+        if self._help and "{fusion_" in self._help:
+            import inspect
+
+            from ..aggregate.fusion.describe import help_block, names
+
+            return inspect.cleandoc(self._help).replace("{fusion_methods}", help_block()).replace("{fusion_names}", " ".join(names()))
+        return self._help
+
+    @help.setter
+    def help(self, value):
+        self._help = value
 
 
 def score_options(f):
@@ -99,7 +109,7 @@ def score_options(f):
                      help="z-score: test on the segments both have\f" "z-score: test each pair on the segments both were scored on (Appraise's scripts), "
                           "not on all of each (WMT20-22's official tests).")(f)
     return click.option("--rank-by", type=click.Choice(("z", "raw")), default=None,
-                        help="z-score: rank by z or raw [z; wmt24: raw]\f"
+                        help="z-score: z or raw [z; wmt24: raw]\f"
                              "z-score: order and test by the mean z-score (WMT17-22) or raw score "
                              "(WMT23-24, MQM) [default: z; wmt24: raw].")(f)
 
@@ -122,29 +132,29 @@ def method_options(f):
                              "Duh 2008's wording).")(f)
 
 
-@click.command(name="aggregate")
+@click.command(name="aggregate", cls=FusionHelpCommand)
 @_common.input_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
 @_common.jobs_options
 @method_option("Method [default: expected-wins]\f"
-               "Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; run fusion: "
-               + ", ".join(FUSION_NAMES) + " (aliases: bt, ge, gt, ew, wmt11-13, ts).",
-               names=METHOD_NAMES + SCORE_NAMES + FUSION_NAMES)
+               "Aggregation method: " + ", ".join(METHOD_NAMES + SCORE_NAMES) + "; or a run fusion method "
+               "(below; aliases: bt, ge, gt, ew, wmt11-13, ts, and ranx's names of the fusion methods).",
+               names=METHOD_NAMES + SCORE_NAMES, fusion=True)
 @click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
               help="Aggregate gold, pred or both\f"
                    "Aggregate the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @method_options
 @score_options
-@fusion_options
+@_fusion.fusion_options
 @bootstrap_options
 @_common.handle_errors
 def command(files, input_format, exclude_systems, output, output_format, method, column, by, higher_better,
             borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, rank_by, shared_segments,
-            alpha, protocol, domain_column, normalization, rrf_k, depth, run_tag, ci, bootstrap, seed):
+            alpha, protocol, domain_column, fusion, ci, bootstrap, seed):
     """Aggregate many rankings (groups) into one ranking of their items
     (systems): WMT's methods, TrueSkill, z-scores, Kemeny, Bradley-Terry; or
-    fuse TREC runs (rrf, combsum, ...).
+    fuse TREC runs: {fusion_names}.
 
     Within each group, item i wins against j when its value is strictly lower
     (a better rank; --higher-better flips this); equal values tie; a blank is
@@ -172,14 +182,7 @@ def command(files, input_format, exclude_systems, output, output_format, method,
                      --ci: segment bootstrap, ci_low ci_high
                      (docs/human-rankings.md)
 
-    \b
-    Run fusion (FILES are TREC runs, output a TREC run by default):
-      rrf            sum of 1/(k + position) (Cormack et al. 2009)
-      combsum        sum of normalized scores (Fox & Shaw 1994)
-      combmnz        combsum x number of runs retrieving the document
-      combmax        largest normalized score
-      borda-fuse     Borda points, unretrieved documents share the rest
-                     (Aslam & Montague 2001)
+    {fusion_methods}
 
     \b
     Definitions: docs/definitions.md#aggregation.
@@ -223,11 +226,19 @@ def command(files, input_format, exclude_systems, output, output_format, method,
         return score_and_write(files, input_format, exclude_systems, output, output_format, by, higher_better,
                                rank_by or ("raw" if protocol == "wmt24" else "z"), shared_segments, alpha,
                                _ci.resolve(ci, bootstrap, seed), protocol, domain_column)
+    if fusion.optimize:
+        explicit = ctx.get_parameter_source("method") != click.core.ParameterSource.DEFAULT
+        if explicit and not is_fusion(method):
+            raise click.UsageError(f"--optimize chooses a run fusion; {method} is not one")
+        return _fusion.optimize_and_write(files, output, output_format, method if explicit else None, fusion,
+                                          _ci.resolve(0.95 if ci is None else ci, bootstrap, seed))
     if is_fusion(method):
         source = click.get_current_context().get_parameter_source("output_format")
         if source == click.core.ParameterSource.DEFAULT:
             output_format = "trec"  # a fused run is a TREC run unless asked otherwise
-        return fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag)
+        return _fusion.fuse_and_write(files, output, output_format, method, fusion)
+    if fusion.given():
+        raise click.UsageError(f"{fusion.given()[0]} goes with a run fusion method")
     if output_format == "trec" and column == "both":
         raise click.BadParameter("trec output writes one ranking per partition: give --column gold or pred",
                                  param_hint="--output-format")
@@ -260,32 +271,6 @@ def score_and_write(files, input_format, exclude_systems, output, output_format,
     sig = signature("aggregate", **fields, exclude=_ci.exclusion(exclude_systems))
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(zscore.records(rankings, by, sig))
-
-
-def fuse_and_write(files, output, output_format, method, normalization, rrf_k, depth, run_tag):
-    """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
-
-    from ..aggregate.fusion import KERNELS, fuse_files
-    from ..formats.trec_writer import texts, write_run
-    from ..signature import signature
-
-    if not files:
-        raise click.UsageError(f"{method} fuses TREC runs: give the run files")
-    tag = run_tag or method
-    if not tag or any(ch.isspace() for ch in tag):
-        raise click.BadParameter("a run tag is one word without spaces", param_hint="--run-tag")
-    fused = fuse_files(files, method, normalization, rrf_k, depth)
-    if output_format == "trec":
-        with _common.output_stream(output) as out:
-            write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
-        return
-    uses_scores = KERNELS[method][1]
-    sig = signature("aggregate", method=method, normalization=normalization if uses_scores else None,
-                    k=rrf_k if method == "rrf" else None, depth=depth, runs=len(files))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
-                          for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
-                                                fused.score.tolist()))
 
 
 def run_and_write(files, input_format, exclude_systems, output, output_format, method, column, by,

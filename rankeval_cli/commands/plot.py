@@ -9,7 +9,7 @@ import click
 from . import _common
 from .aggregate import METHOD_NAMES, method_options, ranking_options
 
-KINDS = ("ranking", "scatter", "distribution")
+KINDS = ("ranking", "scatter", "distribution", "confusion")
 SUFFIXES = ("png", "svg", "pdf")
 
 
@@ -81,6 +81,10 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     stream with gold and pred (aggregated twice with
                     --method), or --aggregates TABLE(S). --by: one panel per
                     value.
+      confusion     a `judges` table: per candidate its confusion counts
+                    against the reference (heatmap), kappa in the title;
+                    scatter of a judges table: each system's value under
+                    the reference (x) and a candidate (y), tau in the title.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
                     or per --column of one file. Undefined values
@@ -121,7 +125,12 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     renames = read_renames(rename) if rename else {}
     with draw.missing_glyphs(_common.warn):
-        if kind == "ranking":
+        if kind == "confusion" or (kind == "scatter" and _is_judges(files)):
+            from ..judging import figures
+
+            records = figures.read(files[0])
+            fig = (figures.confusion_figure if kind == "confusion" else figures.scatter_figure)(records, title)
+        elif kind == "ranking":
             rankings = _rankings(files, by)
             for ranking in rankings:
                 ranking.items = display_names(ranking.items, renames, keep_ids)
@@ -159,6 +168,15 @@ def _check_applies(ctx, kind: str) -> None:
     files = ctx.params["files"]
     if kind == "ranking" and len(files) > 1:
         raise click.UsageError("plot ranking takes one aggregate table")
+    if kind == "confusion" and len(files) != 1:
+        raise click.UsageError("plot confusion takes one judges table")
+
+
+def _is_judges(files) -> bool:
+    """A judges table (one file) is drawn by :mod:`rankeval_cli.judging.figures`."""
+    from ..judging.paper import read_judges_table
+
+    return len(files) == 1 and files[0] != "-" and read_judges_table(files[0]) is not None
 
 
 def _rankings(files, by):

@@ -104,6 +104,8 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
+    if _judges_table(files, output, output_format, digits):
+        return
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
     names = list(labels) or [_stem(f) for f in files]
@@ -121,6 +123,34 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
         if records:
             _write_legend(out, legend(table, style), output_format)
             _write_signatures(out, table.signatures, output_format)
+
+
+def _judges_table(files, output, output_format, digits) -> bool:
+    """A ``rankeval judges`` table is laid out by its own paper writer (one file, or stdin)."""
+    from ..judging.paper import read_judges_table, write_paper
+
+    if len(files) != 1:
+        return False
+    records = read_judges_table(files[0]) if files[0] != "-" else _stdin_judges(files)
+    if records is None:
+        return False
+    with _common.output_stream(output) as out:
+        write_paper(out, records, output_format, digits)
+    return True
+
+
+def _stdin_judges(files):
+    """A judges table on stdin, told by its first line (peeked: stdin stays whole for the gathering)."""
+    import sys
+
+    from ..judging.paper import read_judges_table
+
+    peek = getattr(sys.stdin.buffer, "peek", None)
+    first = peek(1 << 16).split(b"\n", 1)[0] if peek else b""
+    if not (first.startswith(b"section\tcandidate\t") or
+            (first.lstrip().startswith(b"{") and b'"section"' in first and b'"candidate"' in first)):
+        return None
+    return read_judges_table(files[0])
 
 
 def _check_level(signatures: dict, level: float) -> None:

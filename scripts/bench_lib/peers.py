@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -229,12 +230,48 @@ def trec_pyarrow(run_path: str) -> dict:
     return {"rows": table.num_rows, "load_s": time.perf_counter() - start}
 
 
+def rankeval_read(paths: list) -> dict:
+    """rankeval's TREC reader on every file (what fusion reads before it fuses)."""
+    from rankeval_cli.formats.trec import read_run
+
+    start = time.perf_counter()
+    rows = sum(read_run(path).n_rows for path in paths)
+    return {"rows": rows, "load_s": time.perf_counter() - start}
+
+
+def ranx_fuse(paths: list, method: str) -> dict:
+    """ranx: compile fuse's kernels on a two-query copy of the runs, then time Run.from_file of every
+    file and fuse(runs, method) in the same process (the numba cache warm)."""
+    import tempfile
+
+    from ranx import Run, fuse
+
+    params = {"weights": [1.0 / len(paths)] * len(paths)} if method == "wsum" else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        small = []
+        for i, path in enumerate(paths):
+            with open(path) as stream:
+                head = [next(stream) for _ in range(2000)]
+            small.append(os.path.join(tmp, f"{i}.run"))
+            with open(small[-1], "w") as out:
+                out.writelines(head)
+        fuse([Run.from_file(p, kind="trec") for p in small], method=method, params=params)
+    start = time.perf_counter()
+    runs = [Run.from_file(p, kind="trec") for p in paths]
+    read = time.perf_counter()
+    fused = fuse(runs, method=method, params=params)
+    done = time.perf_counter()
+    return {"queries": len(fused.run), "read_s": read - start, "fuse_s": done - read,
+            "warm": {"seconds": [done - start], "value": len(fused.run)}}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tool", choices=("pandas-load", "pyarrow-load", "pytrec", "ranx", "kendall", "trec-pytrec",
-                                         "trec-irm", "trec-ranx", "trec-pyarrow"))
+                                         "trec-irm", "trec-ranx", "trec-pyarrow", "rankeval-read", "ranx-fuse"))
     parser.add_argument("file")
     parser.add_argument("--qrels", help="trec-*: the qrels file (FILE is the run)")
+    parser.add_argument("--more", nargs="*", default=[], help="rankeval-read, ranx-fuse: the other run files")
     parser.add_argument("--check-rr10", action="store_true", help="trec-pytrec: also RR@10 (untimed check)")
     parser.add_argument("--measure", help="pytrec: ndcg, ndcg_cut_10, recip_rank; ranx: comma-separated metrics")
     parser.add_argument("--relevance", choices=("ranks", "grades"), default="ranks")
@@ -257,6 +294,10 @@ def main(argv=None) -> int:
         result = trec_ranx(args.qrels, args.file)
     elif args.tool == "trec-pyarrow":
         result = trec_pyarrow(args.file)
+    elif args.tool == "rankeval-read":
+        result = rankeval_read([args.file, *args.more])
+    elif args.tool == "ranx-fuse":
+        result = ranx_fuse([args.file, *args.more], args.measure)
     else:
         result = kendall(args.file)
     json.dump(result, sys.stdout)

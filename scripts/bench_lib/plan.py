@@ -252,3 +252,30 @@ def _w5_peer_cases(rk, w5) -> list[Case]:
              peer("trec-pytrec", w5.qrels, w5.run, "--check-rr10"), tool="pytrec_eval", needs=("py:pytrec_eval",),
              out="w5-pytrec-rr10.json", check_only=True),
     ]
+
+
+W6_METHODS = ("combsum", "rrf", "combmnz", "wsum")
+
+
+def w6_cases(rk, runs: list) -> list[Case]:
+    """Run fusion of W6's runs: rankeval aggregate by several methods against the time rankeval's
+    reader takes to read the same files, and ranx (fuse after Run.from_file, in-process after
+    compiling its kernels on a small run); RBO of two of the runs (rankeval agree)."""
+    cases = [Case("W6/read", "W6", f"rankeval's reader: read_run of the {len(runs)} runs (in-process)",
+                  [PY, PEERS, "rankeval-read", *runs[:1], "--more", *runs[1:]], tool="python",
+                  out="w6-read.json")]
+    for m in W6_METHODS:
+        cases.append(Case(f"W6/{m}", "W6", f"rankeval aggregate --method {m} ({len(runs)} runs)",
+                          rankeval_argv(rk, "aggregate", "--method", m, "-o", "/dev/null", *runs),
+                          needs=("cmd:aggregate",)))
+        ranx_name = {"combsum": "sum", "combmnz": "mnz"}.get(m, m)
+        cases.append(Case(f"W6/ranx-{m}", "W6", f"ranx process: compile fuse {ranx_name} on 2,000 rows, then "
+                          "read + fuse timed in-process",
+                          [PY, PEERS, "ranx-fuse", *runs[:1], "--more", *runs[1:], "--measure", ranx_name],
+                          tool="ranx", needs=("py:ranx",), out=f"w6-ranx-{m}.json", repeat=1,
+                          derive={f"W6/ranx-{m}-warm": (f"ranx {ranx_name} warm (read + fuse, in-process)",
+                                                        "warm")}))
+    cases.append(Case("W6/agree-rbo", "W6", "rankeval agree -m rbo (2 runs, every query)",
+                      rankeval_argv(rk, "agree", "-m", "rbo", "--bootstrap", "100", "-o", "/dev/null", *runs[:2]),
+                      needs=("cmd:agree",)))
+    return cases

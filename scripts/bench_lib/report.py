@@ -119,6 +119,16 @@ def targets(results: dict) -> list[Target]:
         for peer in peers:
             out.append(_speedup_target(results, f"W2 {m} vs {peer}", f"W2/{m}", f"W2/{peer}", 1, strict=True))
     out.append(_ratio_target(results, "W3 tau -b vs read_csv + scipy kendalltau", "W3/tau-b", "W3/scipy", 1.5))
+    if "W6/read" in results:
+        for m in ("combsum", "rrf", "combmnz", "wsum"):
+            out.append(_ratio_target(results, f"W6 fuse {m} vs reading the runs", f"W6/{m}", "W6/read", 2))
+            out.append(_speedup_target(results, f"W6 fuse {m} vs ranx (warm, in-process)", f"W6/{m}",
+                                       f"W6/ranx-{m}-warm", 4))
+        t = Target("W6 agree -m rbo on every query of two runs", "< 10 s")
+        r = _get(results, "W6/agree-rbo")
+        if r:
+            t.measured, t.met = f"{r.median:.2f} s", r.median < 10
+        out.append(t)
     if "W5/report" in results:
         out.append(_speedup_target(results, "W5 report vs pytrec_eval (parsers + evaluation)", "W5/report",
                                    "W5/pytrec", 3))

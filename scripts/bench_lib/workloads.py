@@ -287,3 +287,32 @@ def _w5_tie_free(run: Path):
     if rows:
         out.append(flush())
     yield "".join(out)
+
+
+def w6(folder: Path, n_queries: int, n_runs: int = 10) -> list[Path]:
+    """Run fusion: ``n_runs`` runs of W5's size (n × 1000 passages, 4-decimal scores, 5% tied with the
+    one above, in rank order with tied passages in no particular docno order), each query's passages
+    drawn from a pool of 2,000 shared by the runs (so the runs overlap, as runs of one topic do)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"w6-{n_queries}-r{r}-v{VERSION}.run" for r in range(n_runs)]
+    for r, path in enumerate(paths):
+        if not path.exists():
+            _write_plain(path, _w6_run_text(n_queries, r))
+    return paths
+
+
+def _w6_run_text(n_queries: int, r: int):
+    rng = np.random.default_rng([SEED, 60, r])
+    for start, count in _chunks_of(n_queries, 500):
+        lines = []
+        for q in range(start, start + count):
+            pool = np.random.default_rng([SEED, 61, q]).choice(W5_CORPUS, 2 * W5_DOCS, replace=False)
+            docs = rng.choice(pool, W5_DOCS, replace=False)
+            scores = np.sort(rng.gamma(2.0, 3.0, W5_DOCS))[::-1].round(4)
+            tied = rng.random(W5_DOCS) < 0.05
+            tied[0] = False
+            scores = np.where(tied, np.r_[scores[0], scores[:-1]], scores)
+            scores = np.maximum.accumulate(scores[::-1])[::-1]
+            lines.append("".join(f"{1000 + q} Q0 {d} {i} {s:.4f} r{r}\n"
+                                 for i, (d, s) in enumerate(zip(docs.tolist(), scores.tolist()), 1)))
+        yield "".join(lines)
