@@ -96,9 +96,7 @@ def bootstrap_scores(counter: PairCounter, score, n: int, seed: int, then=None) 
     # X^T is CSC: the product walks the groups in order, reading each row of the
     # counts C^T once (cache friendly), accumulating into a small (2K² + 2K) × b block
     shared = _Replicates(matrix.T, counter.stats().items, lengths, score, then, seed)
-    units = ranges(n)
-    parts = map_units(_score_replicates, units, shared=shared, label="bootstrap replicates",
-                      sizes=[b - a for a, b in units])
+    parts = map_units(_score_replicates, ranges(n), shared=shared, label="bootstrap replicates")
     return np.concatenate(parts)
 
 

@@ -172,8 +172,7 @@ def play(data: Comparisons, runs: int = 1, seed: int = DEFAULT_SEED, resample: b
     from ..executor import map_units, ranges
 
     shared = (data, seed, resample, float(mu0), float(sigma0), draw_probability)
-    units = ranges(runs, MIN_RUNS_PER_UNIT, per_worker=1)
-    parts = map_units(_play_runs, units, shared=shared, label="TrueSkill runs", sizes=[b - a for a, b in units])
+    parts = map_units(_play_runs, ranges(runs, MIN_RUNS_PER_UNIT, per_worker=1), shared=shared, label="TrueSkill runs")
     mu = np.concatenate([p.mu for p in parts]) if parts else np.zeros((0, data.n_items))
     s2 = np.concatenate([p.sigma2 for p in parts]) if parts else np.zeros((0, data.n_items))
     first = parts[0] if parts else _play_runs(shared, (0, 0))

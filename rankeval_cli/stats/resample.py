@@ -301,9 +301,7 @@ def bootstrap_values(stats: list, raws: list[np.ndarray], n: int, seed: int, *,
     matrix = np.hstack(expanded) if expanded else np.zeros((0, 0))
     exponents = grid_exponents(matrix, len(matrix))
     shared = (stats, exponents, Resampler(on_grid(matrix, exponents), seed, method=method))
-    units = ranges(n)
-    parts = map_units(_replicate_values, units, shared=shared, label="bootstrap replicates",
-                      sizes=[b - a for a, b in units])
+    parts = map_units(_replicate_values, ranges(n), shared=shared, label="bootstrap replicates")
     return np.concatenate(parts) if parts else np.empty((0, len(stats)))
 
 
