@@ -212,7 +212,7 @@ def test_intervals_beside_every_value():
     assert columns[columns.index("sys-pa"):columns.index("sys-pa") + 4] == ["sys-pa", "sys-pa:rank", "sys-pa:ci_low",
                                                                              "sys-pa:ci_high"]
     assert columns[columns.index("avg"):columns.index("avg") + 4] == ["avg", "avg:rank", "avg:ci_low", "avg:ci_high"]
-    assert "ci:0.95|bootstrap:60|seed:12345" in rows[0]["signature"]
+    assert "ci:0.95|interval:fisher-z+percentile|bootstrap:60|seed:12345" in rows[0]["signature"]
     for r in rows:
         for measure in ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pearson@none", "seg-pdp@item", "avg"):
             if r.get(measure):
