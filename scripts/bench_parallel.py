@@ -289,49 +289,63 @@ def median_run(argv, out, stdin, repeat, pause) -> dict:
 
 
 def command_suite(args, rk: list[str], out: Path) -> list[tuple]:
-    """Every command at each size and condition: --jobs 1, --jobs 2, the LocalCluster."""
+    """Every command at each size and condition: --jobs 1, --jobs 2, the LocalCluster, the ceiling.
+    Each workload's rows go to stderr as they are measured; a workload that fails is said and skipped."""
     rows = []
-    for condition in args.conditions:
-        cluster = None
-        if not args.no_cluster:
-            from dask.distributed import LocalCluster
+    cluster = None
+    if not args.no_cluster:
+        from dask.distributed import LocalCluster
 
-            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        hog = spin() if condition == "busy" else None
-        try:
-            for size in args.sizes:
-                cmds = parallel_inputs.commands(args.scratch / "inputs", args.data, size)
-                for name, (argv_, stdin) in cmds.items():
-                    if args.only and name not in args.only:
-                        continue
-                    argv_ = [*rk, "-q", *argv_]
-                    engines = [("--jobs 1", with_options(argv_, "--jobs", "1")),
-                               ("--jobs 2", with_options(argv_, "--jobs", "2"))]
-                    if cluster is not None:
-                        engines.append(("LocalCluster", with_options(argv_, "--scheduler", cluster.scheduler_address)))
-                    results = []
-                    for label, argv in engines:
-                        print(f"{condition} {size} {name}: {label} ...", file=sys.stderr)
-                        result = median_run(argv, out, stdin, args.repeat, args.pause)
-                        if label == "LocalCluster":
-                            result["worker_mb"] = float("nan")  # the cluster's workers are not the command's
-                        results.append((label, result))
-                    print(f"{condition} {size} {name}: ceiling ...", file=sys.stderr)
-                    time.sleep(args.pause)
-                    results.append(("ceiling: two --jobs 1 copies at once",
-                                    two_copies(engines[0][1], out, stdin)))
-                    base = results[0][1]
-                    for label, r in results:
-                        rows.append((f"{name} ({size}, {condition})", label, r["seconds"],
-                                     r["seconds"] / base["seconds"], r["main_mb"], r["worker_mb"],
-                                     r["output"] == base["output"]))
-        finally:
-            if hog is not None:
-                hog.kill()
-                hog.wait()
-            if cluster is not None:
-                cluster.close()
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        for size in args.sizes:
+            cmds = parallel_inputs.commands(args.scratch / "inputs", args.data, size)
+            for condition in args.conditions:
+                hog = spin() if condition == "busy" else None
+                try:
+                    for name, (argv_, stdin) in cmds.items():
+                        if args.only and name not in args.only:
+                            continue
+                        try:
+                            found = workload_rows(args, [*rk, "-q", *argv_], stdin, out, cluster)
+                        except SystemExit as e:
+                            print(f"{condition} {size} {name}: {e}", file=sys.stderr)
+                            continue
+                        for row in found:
+                            rows.append((f"{name} ({size}, {condition})", *row))
+                            print(markdown_row(rows[-1]), file=sys.stderr)
+                finally:
+                    if hog is not None:
+                        hog.kill()
+                        hog.wait()
+    finally:
+        if cluster is not None:
+            cluster.close()
     return rows
+
+
+def workload_rows(args, argv_: list[str], stdin: Path | None, out: Path, cluster) -> list[tuple]:
+    """(engine, seconds, ratio to --jobs 1, main MB, worker MB, output identical) per engine."""
+    engines = [("--jobs 1", with_options(argv_, "--jobs", "1")), ("--jobs 2", with_options(argv_, "--jobs", "2"))]
+    if cluster is not None:
+        engines.append(("LocalCluster", with_options(argv_, "--scheduler", cluster.scheduler_address)))
+    results = []
+    for label, argv in engines:
+        result = median_run(argv, out, stdin, args.repeat, args.pause)
+        if label == "LocalCluster":
+            result["worker_mb"] = float("nan")  # the cluster's workers are not the command's
+        results.append((label, result))
+    time.sleep(args.pause)
+    results.append(("ceiling: two --jobs 1 copies at once", two_copies(engines[0][1], out, stdin)))
+    base = results[0][1]
+    return [(label, r["seconds"], r["seconds"] / base["seconds"], r["main_mb"], r["worker_mb"],
+             r["output"] == base["output"]) for label, r in results]
+
+
+def markdown_row(row: tuple) -> str:
+    name, label, s, x, m, w, same = row
+    mb = (lambda v: "–" if v != v else f"{v:.0f}")  # NaN: not measured
+    return f"| {name} | {label} | {s:.2f} | {x:.2f} | {mb(m)} | {mb(w)} | {'yes' if same else 'NO'} |"
 
 
 def main(argv=None) -> int:
@@ -344,9 +358,7 @@ def main(argv=None) -> int:
     after = os.getloadavg()
     header = ("workload", "engine", "wall s", "time / 1 worker", "main MB", "largest worker MB", "output identical")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for name, label, s, x, m, w, same in rows:
-        mb = (lambda v: "–" if v != v else f"{v:.0f}")  # NaN: not measured
-        lines.append(f"| {name} | {label} | {s:.2f} | {x:.2f} | {mb(m)} | {mb(w)} | {'yes' if same else 'NO'} |")
+    lines += [markdown_row(row) for row in rows]
     lines.append("")
     lines.append(f"Load average (1, 5, 15 min) at the start: {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}; "
                  f"at the end: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; {os.cpu_count()} CPUs.")
