@@ -204,44 +204,29 @@ def _pool_ordered(fn, units, shared, jobs, label):
     import collections
     import concurrent.futures as cf
 
+    from . import process_pool
     from .pipeline import phase_progress
 
     window = collections.deque()
     with phase_progress(label, len(units)) as advance, \
-            cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_install, initargs=(shared,)) as pool:
+            cf.ProcessPoolExecutor(jobs, mp_context=process_pool.context(), initializer=process_pool.install,
+                                   initargs=(shared,)) as pool:
         try:
             pending = iter(units)
             for unit in pending:
-                window.append(pool.submit(_call, fn, unit))
+                window.append(pool.submit(process_pool.call, fn, unit))
                 if len(window) >= 2 * jobs:
                     break
             while window:
                 result = window.popleft().result()
                 advance(1)
                 for unit in pending:
-                    window.append(pool.submit(_call, fn, unit))
+                    window.append(pool.submit(process_pool.call, fn, unit))
                     break
                 yield result
         finally:
             for future in window:
                 future.cancel()
-
-
-def _context():
-    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time. The fork
-    server imports numpy once (:data:`PRELOAD`), so a worker starts without importing it again."""
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" not in methods:
-        return multiprocessing.get_context(None)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)  # takes effect when the server starts (once a process)
-    return context
-
-
-#: modules the fork server imports before it forks workers
-PRELOAD = ["numpy", "rankeval_cli.executor"]
 
 
 def _serial(fn, units, shared, label):
@@ -253,20 +238,3 @@ def _serial(fn, units, shared, label):
             out.append(fn(shared, unit))
             advance(1)
     return out
-
-
-_SHARED: Any = None
-
-
-def _install(shared) -> None:
-    """A pool worker's initializer: the shared data, and BLAS on one thread (the workers are the
-    parallelism; BLAS threads on top of them would compete for the same cores)."""
-    global _SHARED
-    _SHARED = shared
-    from .work_sharing import one_blas_thread
-
-    one_blas_thread()
-
-
-def _call(fn, unit):
-    return fn(_SHARED, unit)

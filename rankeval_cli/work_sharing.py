@@ -7,8 +7,9 @@ extra process only takes a share of them. So :func:`run` (used by
 :func:`rankeval_cli.executor.map_units` for ``--jobs N`` and ``--scheduler``):
 
 1. runs the first unit in this process and times it (the *pilot*: the processor time this
-   process spent on it, which the machine's other load does not inflate); when there are many
-   units, the second one instead, the first having paid for imports and caches;
+   process spent on it, which the machine's other load does not inflate); then the second one
+   too, the first having paid for imports and caches, when there are many units or the first
+   one's estimate is near the threshold below (a few folds of a cross-validation);
 2. if the rest would take less than :data:`POOL_MIN_SECONDS` (a process pool) or
    :data:`CLUSTER_MIN_SECONDS` (a Dask cluster) at the pilot's pace, runs it here too;
 3. otherwise groups the remaining units into *batches* of about :data:`POOL_TASK_SECONDS`
@@ -50,19 +51,10 @@ def run(fn: Callable[[Any, Any], Any], units: list, shared: Any, workers: int, s
     any unit (a range's length), for the estimate and the batches; equal by default."""
     sizes = [1.0] * len(units) if sizes is None else [float(x) for x in sizes]
     results: list = [None] * len(units)
-    # many units: time the second as well (the first may pay for imports), if the two are cheap
-    pilots = 2 if len(units) > 2 and sizes[0] + sizes[1] <= sum(sizes) / 4 else 1
-    for i in range(pilots):
-        start = time.process_time()
-        results[i] = fn(shared, units[i])
-        advance(1)
-        pace = (time.process_time() - start) / max(sizes[i], 1e-12)  # seconds per unit of size
+    pilots, pace = _pilots(fn, units, shared, sizes, results, advance, min_seconds(scheduler))
+    if pilots is None:
+        return results  # all done here
     rest = list(range(pilots, len(units)))
-    if pace * sum(sizes[i] for i in rest) < min_seconds(scheduler):
-        for i in rest:
-            results[i] = fn(shared, units[i])
-            advance(1)
-        return results
     task_seconds = CLUSTER_TASK_SECONDS if scheduler else POOL_TASK_SECONDS
     batches = batch(rest, [sizes[i] for i in rest], pace, task_seconds, workers)
     if scheduler:
@@ -76,6 +68,32 @@ def run(fn: Callable[[Any, Any], Any], units: list, shared: Any, workers: int, s
         return results
     _pool_with_this_process(fn, units, shared, batches, workers - 1, results, advance)
     return results
+
+
+def _pilots(fn, units, shared, sizes, results, advance, threshold) -> tuple[int | None, float]:
+    """Run the pilot here and time it; run every unit here (and return None) when the rest would
+    take less than ``threshold`` seconds at its pace; else return how many units were run, and
+    the last one's pace (seconds per unit of size). The first unit may pay for imports and
+    caches, so the second is timed too when there are units enough and either the first two are
+    a small part of the work or the first one's estimate is near the threshold (within 4 times)."""
+    total = sum(sizes)
+    done = 0
+    while True:
+        start = time.process_time()
+        results[done] = fn(shared, units[done])
+        advance(1)
+        pace = (time.process_time() - start) / max(sizes[done], 1e-12)  # seconds per unit of size
+        done += 1
+        estimate = pace * sum(sizes[done:])
+        if estimate < threshold:
+            for i in range(done, len(units)):
+                results[i] = fn(shared, units[i])
+                advance(1)
+            return None, pace
+        if done > 1 or len(units) - done < 2:
+            return done, pace
+        if sizes[0] + sizes[1] > total / 4 and estimate >= 4 * threshold:
+            return done, pace
 
 
 def min_seconds(scheduler: str | None) -> float:
@@ -127,13 +145,13 @@ def _pool_with_this_process(fn, units, shared, batches, pool_workers, results, a
     has started, from the last back."""
     import concurrent.futures as cf
 
-    from . import executor
+    from . import process_pool
 
-    pool = cf.ProcessPoolExecutor(max(1, pool_workers), mp_context=executor._context(),
-                                  initializer=executor._install, initargs=(shared,))
+    pool = cf.ProcessPoolExecutor(max(1, pool_workers), mp_context=process_pool.context(),
+                                  initializer=process_pool.install, initargs=(shared,))
     futures = []
     try:
-        with one_blas_thread():  # as the workers: the processes are the parallelism
+        with process_pool.one_blas_thread():  # as the workers: the processes are the parallelism
             _share(fn, units, shared, batches, pool, futures, results, advance)
     except BaseException:
         for future in futures:
@@ -145,9 +163,9 @@ def _pool_with_this_process(fn, units, shared, batches, pool_workers, results, a
 
 def _share(fn, units, shared, batches, pool, futures, results, advance) -> None:
     """Submit the batches; take the last ones no worker has started; collect in order."""
-    from . import executor
+    from . import process_pool
 
-    futures.extend(pool.submit(executor._call, _run_batch_here, (fn, [units[i] for i in b])) for b in batches)
+    futures.extend(pool.submit(process_pool.call, _run_batch_here, (fn, [units[i] for i in b])) for b in batches)
     for k in range(len(futures) - 1, -1, -1):
         if not futures[k].cancel():
             break  # a worker has it, and every batch before it
@@ -159,18 +177,6 @@ def _share(fn, units, shared, batches, pool, futures, results, advance) -> None:
             for i, value in zip(batches[k], future.result()):
                 results[i] = value
             advance(len(batches[k]))
-
-
-def one_blas_thread():
-    """This process's BLAS on one thread: at once, and until the end of a ``with`` block used as
-    a context (a no-op without threadpoolctl)."""
-    import contextlib
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a dependency
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _run_batch_here(shared, fn_units) -> list:

@@ -137,6 +137,28 @@ def test_this_process_takes_part_and_units_are_batched(always_parallel):
     assert os.getpid() in pids and len(pids) == 2
 
 
+def first_pays(shared, unit):
+    """Unit 0 spends ``shared`` seconds of processor time (as a first unit importing modules does)."""
+    import os
+    import time
+
+    end = time.process_time() + (shared if unit == 0 else 0.0)
+    while time.process_time() < end:
+        pass
+    return unit, os.getpid()
+
+
+def test_a_first_unit_that_pays_for_imports_does_not_start_workers(monkeypatch):
+    """Five units, the first 0.4 s of processor time and the rest instant: at the first one's pace the
+    rest would take 1.6 s, near the 1 s threshold, so the second is timed too, and no worker starts."""
+    import concurrent.futures as cf
+    import os
+
+    monkeypatch.delenv("RANKEVAL_MIN_PARALLEL_SECONDS", raising=False)
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", None)  # starting a pool would fail
+    assert executor.map_units(first_pays, range(5), shared=0.4, jobs=2) == [(u, os.getpid()) for u in range(5)]
+
+
 def test_batches():
     from rankeval_cli.work_sharing import batch
 

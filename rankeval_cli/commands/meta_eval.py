@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import (DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED, GROUPINGS, PERMUTATION_STREAMS, SPA_SUMS,
+                          SUMMARY_FORMATS, TASK_SET_WEIGHTS, TASK_WEIGHTS)
 from . import _common
 from .tau import variant_option
-
-GROUPINGS = ("none", "item", "system")
-MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
-                 "seg-spearman", "seg-kendall", "seg-pdp")
 
 
 def _complete_measure(ctx, param, incomplete):
     from click.shell_completion import CompletionItem
 
+    from ..stats.metrics_table import MEASURES
+
     base, at, _ = incomplete.partition("@")
     if at:
         return [CompletionItem(f"{base}@{g}") for g in GROUPINGS if f"{base}@{g}".startswith(incomplete)]
-    return [CompletionItem(n) for n in MEASURE_NAMES if n.startswith(incomplete)]
+    levels = ("pa", "spa", "sys", "seg")  # as the help lists them: system level first
+    names = sorted(MEASURES, key=lambda name: levels.index(MEASURES[name][0]))
+    return [CompletionItem(n) for n in names if n.startswith(incomplete)]
 
 
 @click.command(name="meta-eval")
@@ -73,7 +75,7 @@ def _complete_measure(ctx, param, incomplete):
               help="seg-acc-eq: tie threshold [default: calibrated]\f"
                    "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
-@click.option("--task-weights", type=click.Choice(("uniform", "wmt22", "wmt23", "wmt24", "wmt25")),
+@click.option("--task-weights", type=click.Choice(TASK_WEIGHTS),
               default="uniform", show_default=True, metavar="SCHEME",
               help="uniform, wmt22, wmt23, wmt24 or wmt25\f"
                    "The average: every task weighs 1 (WMT24); wmt22: split evenly among the language pairs "
@@ -82,7 +84,7 @@ def _complete_measure(ctx, param, incomplete):
                    "language pairs, each other task 1; wmt24, wmt25: the WMT24-25 task set only (spa, "
                    "seg-acc-eq@item). Each year's task set is the default --statistic, run in "
                    "mt-metrics-eval's task order.")
-@click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
+@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
                    "mt-metrics-eval's 1000 sign vectors).")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
@@ -94,7 +96,7 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
-@click.option("--permutation-stream", "stream", type=click.Choice(("per-pair", "mtme")), default="per-pair",
+@click.option("--permutation-stream", "stream", type=click.Choice(PERMUTATION_STREAMS), default="per-pair",
               show_default=True,
               help="Random stream of the permutation tests\f"
                    "Where the permutation trials draw from. per-pair: each pair of metrics on each task its own "
@@ -102,13 +104,13 @@ def _complete_measure(ctx, param, incomplete):
                    "(--jobs, --scheduler) with the same output, and adding or removing a metric leaves the other "
                    "pairs' p-values as they were. mtme: one stream consumed pair after pair, task after task, as "
                    "mt-metrics-eval after np.random.seed(S): its p-values bit for bit, run serially.")
-@click.option("--spa-sums", type=click.Choice(("exact", "float32")), default="exact", show_default=True,
+@click.option("--spa-sums", type=click.Choice(SPA_SUMS), default="exact", show_default=True,
               help="SPA's sign-flip sums\f"
                    "How soft pairwise accuracy's permutation sums are computed. exact: every trial decided "
                    "exactly (ties included), so SPA is the same on every machine. float32: mt-metrics-eval's "
                    "float32 matrix product, for matching the digits it prints on the same machine; its rounding "
                    "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
-@click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
 @click.option("--pairs", is_flag=True,
               help="Write each pair's delta and p-value\f"
@@ -122,11 +124,11 @@ def _complete_measure(ctx, param, incomplete):
                    "sys_scores; TSV, JSON lines for a .jsonl name), the scores the system-level statistics were "
                    "computed on: rankeval plot scatter draws them with the table's correlations.")
 @_common.jobs_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, pairs, system_scores, output, output_format):
+            seed, pairs, system_scores, output):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -170,7 +172,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         chosen = parse_measures(measures, average_by, task_weights)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--statistic") from None
-    if task_weights in ("wmt24", "wmt25"):
+    if task_weights in TASK_SET_WEIGHTS:
         _check_wmt25(chosen, epsilon, task_weights)
     if mtme_dir and (score_files or humans or indexes):
         raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
@@ -182,9 +184,10 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     if pairs and (ci is not None or bootstrap is not None):
         raise click.UsageError("--pairs writes the permutation tests; --ci and --bootstrap go with the table")
     if bootstrap is not None and ci is None:
-        ci = 0.95
-    replicates = (bootstrap or 1000) if ci is not None else None
-    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
+        ci = DEFAULT_LEVEL
+    replicates = (bootstrap or DEFAULT_REPLICATES) if ci is not None else None
+    selection = dict(lps=lps, refset=refset, include_human=include_human, exclude=exclude_systems)
+    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, selection)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
@@ -192,7 +195,7 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
                                                                                   replicates)
     if system_scores:
         _write_system_scores(system_scores, tables)
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(records)
 
 
@@ -216,14 +219,13 @@ def _check_wmt25(measures, epsilon, scheme) -> None:
         raise click.UsageError(f"--task-weights {scheme} calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
-def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
+def _tables(files, humans, indexes, mtme_dir, human_name, selection: dict):
+    """The per-language-pair tables; ``selection``: lps, refset, include_human, exclude (the systems)."""
     from ..formats import metaeval_input
 
     if mtme_dir:
-        return metaeval_input.tables_from_mtme(mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-                                               report=_common.warn)
-    return metaeval_input.tables_from_files(humans, files, indexes, lps, refset, include_human, exclude_systems,
-                                            report=_common.warn)
+        return metaeval_input.tables_from_mtme(mtme_dir, human_name, **selection, report=_common.warn)
+    return metaeval_input.tables_from_files(humans, files, indexes, **selection, report=_common.warn)
 
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
@@ -253,7 +255,7 @@ def _records(tables, measures, options, sig, ci, replicates):
     from ..pipeline import phase
 
     with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
-        table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
+        table = run_table(tables, measures, options, ci=ci, replicates=replicates or DEFAULT_REPLICATES)
     from ..stats.table_notes import left_out, segment_means
 
     for note in [*segment_means(tables, measures), *left_out(table, tables)]:

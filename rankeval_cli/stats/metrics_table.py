@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..vocabulary import GROUPINGS, PERMUTATION_STREAMS, TASK_SET_WEIGHTS
+
 #: base name -> (level, statistic). Levels: seg (segment matrices, grouped), sys (system scores),
 #: pa (pairwise accuracy of system scores), spa (soft pairwise accuracy from segment scores).
 MEASURES = {
@@ -44,13 +46,12 @@ WMT23_MEASURES = ("sys-pa", "sys-pearson", "seg-pearson@none", "seg-acc-eq@item"
 #: language pair system Pearson and Kendall, segment Pearson and Kendall by none, system and item.
 WMT22_MEASURES = ("sys-pa", "sys-pearson", "sys-kendall", "seg-pearson@none", "seg-kendall@none",
                   "seg-pearson@system", "seg-kendall@system", "seg-pearson@item", "seg-kendall@item")
-#: ``--task-weights``: the scheme, and the measures it takes by default. wmt22 and wmt23 weigh
-#: whatever measures are given; wmt24 and wmt25 (the same task set) average only theirs.
+#: ``--task-weights`` (vocabulary.TASK_WEIGHTS): the scheme, and the measures it takes by default.
+#: wmt22 and wmt23 weigh whatever measures are given; wmt24 and wmt25 (the same task set) average
+#: only theirs.
 WEIGHT_SCHEMES = {"uniform": DEFAULT_MEASURES, "wmt22": WMT22_MEASURES, "wmt23": WMT23_MEASURES,
                   "wmt24": WMT25_MEASURES, "wmt25": WMT25_MEASURES}
-#: the schemes whose average is their task set only
-TASK_SET_ONLY = ("wmt24", "wmt25")
-GROUPINGS = ("none", "item", "system")
+TASK_SET_ONLY = TASK_SET_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def parse_measures(texts, average_by: str | None = None, weights: str = "uniform
 
 
 #: where the permutation trials draw from (:mod:`.metaeval.pair_units`)
-STREAMS = ("per-pair", "mtme")
+STREAMS = PERMUTATION_STREAMS
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import GROUPINGS
 from .cells import as_matrix
 from .compare import Comparison, assign_ranks, compare_metrics
 from .permutation import as_rng, reaches
@@ -95,8 +96,8 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
 
     The p-value of "i better than j" is the share of trials where
     Σ_t w_t (hybrid_i - hybrid_j)_t / (hi_t - lo_t) ≥ the observed difference of
-    averages (ties counted, as in :func:`.permutation.reaches`); a task with fewer trials (early stopping) repeats its trials
-    cyclically up to the longest.
+    averages (ties counted, as in :func:`.permutation.reaches`); a task with fewer trials (early
+    stopping) repeats its trials cyclically up to the longest.
     """
     weights = list(weights) if weights is not None else uniform_weights(len(results))
     avg = average_scores(results, weights)
@@ -132,9 +133,11 @@ class TaskSetResult:
 
 #: Per language pair, each year's tasks in mt-metrics-eval's order: (name, level, statistic, options).
 _CALIBRATED_ITEM = dict(average_by="item", calibrate=True)
+#: mt-metrics-eval's order of the groupings (average_by none, sys, item)
+_MTME_ORDER = {"none": 0, "system": 1, "item": 2}
 PER_LP_TASKS = {
     22: [("sys pearson", "sys", "pearson", {}), ("sys kendall", "sys", "kendall", {}),
-         *((f"seg {stat} {g}", "seg", stat, dict(average_by=g)) for g in ("none", "system", "item")
+         *((f"seg {stat} {g}", "seg", stat, dict(average_by=g)) for g in sorted(GROUPINGS, key=_MTME_ORDER.get)
            for stat in ("pearson", "kendall"))],
     23: [("sys pearson", "sys", "pearson", {}), ("seg pearson none", "seg", "pearson", dict(average_by="none")),
          ("seg acc-eq calibrated item", "seg", "accuracy", _CALIBRATED_ITEM)],
