@@ -14,10 +14,11 @@ import contextlib
 from .errors import DataError
 
 
-def map_on_cluster(fn, units: list, shared, address: str, label: str | None) -> list:
-    """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``."""
+def map_on_cluster(fn, units: list, shared, address: str, label: str | None, on_result=None) -> list:
+    """``[fn(shared, u) for u in units]`` computed on the cluster whose scheduler is ``address``;
+    ``on_result(result)`` is called as each arrives (progress)."""
     with _client(address) as client:
-        return _run(client, fn, units, shared, label)
+        return _run(client, fn, units, shared, label, on_result)
 
 
 def imap_on_cluster(fn, units: list, shared, address: str, label: str | None, window: int):
@@ -71,7 +72,7 @@ def _client(address: str):
         client.close()
 
 
-def _run(client, fn, units, shared, label):
+def _run(client, fn, units, shared, label, on_result=None):
     from distributed import as_completed
 
     from .pipeline import phase_progress
@@ -84,6 +85,8 @@ def _run(client, fn, units, shared, label):
         for future in as_completed(futures):
             results[index[future.key]] = future.result()  # raises the worker's exception
             advance(1)
+            if on_result is not None:
+                on_result(results[index[future.key]])
     return results
 
 

@@ -139,38 +139,59 @@ UNITS_PER_WORKER = 4
 CLUSTER_WIDTH = 32
 
 
-def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> list[tuple[int, int]]:
+class Ranges(list):
+    """``(start, stop)`` ranges that know their lengths: :func:`map_units` weighs them by it."""
+
+    @property
+    def sizes(self) -> list[int]:
+        return [b - a for a, b in self]
+
+
+def ranges(n: int, min_size: int = 1, per_worker: int = UNITS_PER_WORKER) -> Ranges:
     """``[0, n)`` cut into contiguous ``(start, stop)`` ranges for the planned workers: one range
-    when running serially, else up to ``per_worker`` per worker, each at least ``min_size``
-    long (``per_worker=1`` for units whose fixed cost does not shrink with their size). How
-    a workload is cut never changes its result (units draw from their own seeds), only how
-    it is spread."""
+    when running serially, else two short ranges first (about 1/32 of the work per worker each,
+    at least ``min_size``: what :mod:`.work_sharing` times to decide whether workers pay), then
+    up to ``per_worker`` per worker, each at least ``min_size`` long (``per_worker=1`` for units
+    whose fixed cost does not shrink with their size). How a workload is cut never changes its
+    result (units draw from their own seeds), only how it is spread."""
     workers = planned_workers()
-    count = 1 if workers <= 1 else max(1, min(workers * per_worker, n // max(min_size, 1)))
-    edges = [round(i * n / count) for i in range(count + 1)]
-    return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    size = max(min_size, 1)
+    if workers <= 1 or n < 2 * size:
+        return Ranges([(0, n)] if n > 0 else [])
+    pilot = max(size, -(-n // (32 * workers)))
+    start = 2 * pilot if n - 2 * pilot >= size else 0
+    count = max(1, min(workers * per_worker, (n - start) // size))
+    edges = [start + round(i * (n - start) / count) for i in range(count + 1)]
+    head = [(0, pilot), (pilot, start)] if start else []
+    return Ranges(head + [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a])
 
 
 def map_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
-              scheduler: str | None = None, label: str | None = None, serial: bool = False) -> list:
-    """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``.
+              scheduler: str | None = None, label: str | None = None, serial: bool = False,
+              sizes: Sequence | None = None) -> list:
+    """``[fn(shared, u) for u in units]``, run serially, in ``jobs`` processes or on ``scheduler``
+    where the work pays for them (:mod:`.work_sharing`: a timed first unit, batches, this
+    process taking part).
 
     ``jobs``/``scheduler`` default to what the command configured (:func:`configure`),
     then to ``$RANKEVAL_JOBS``/``$RANKEVAL_SCHEDULER``, then to one process. ``fn`` must
     be a module-level function (it is pickled by reference). ``label`` names the phase
     on the progress display (stderr, terminals only). ``serial`` runs every unit in this
-    process whatever was configured (for units that read this process's stdin).
+    process whatever was configured (for units that read this process's stdin). ``sizes``: the
+    work of each unit in any measure (a range's length; equal by default), which the decision
+    and the batches weigh (:mod:`.work_sharing`); :func:`ranges` carry theirs.
     """
+    sizes = getattr(units, "sizes", None) if sizes is None else sizes
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
-    if scheduler:
-        from ._dask import map_on_cluster
-
-        return map_on_cluster(fn, units, shared, scheduler, label)
-    if jobs <= 1 or len(units) <= 1:
+    if (jobs <= 1 and not scheduler) or len(units) <= 1:
         return _serial(fn, units, shared, label)
-    return _pool(fn, units, shared, min(jobs, len(units)), label)
+    from . import work_sharing
+    from .pipeline import phase_progress
+
+    with phase_progress(label, len(units)) as advance:
+        return work_sharing.run(fn, units, shared, min(jobs, len(units)), scheduler, advance, sizes)
 
 
 def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = None, jobs: int | None = None,
@@ -178,46 +199,58 @@ def imap_units(fn: Callable[[Any, Any], Any], units: Sequence, *, shared: Any = 
     """Like :func:`map_units`, but yields each result in unit order as soon as it and every
     earlier one are done, with at most a few units per worker in flight: output can be
     written while later units run, and memory holds a window of results, not all of them.
-    A unit's exception is raised when its turn comes, after the earlier results."""
+    A unit's exception is raised when its turn comes, after the earlier results. As in
+    :func:`map_units`, the first unit runs here, timed, and the rest go to workers only when
+    they would take long enough to pay for them (:mod:`.work_sharing`)."""
+    import time
+
+    from . import work_sharing
+    from .pipeline import phase_progress
+
     units = list(units)
     jobs = 1 if serial else resolve_jobs(jobs if jobs is not None else _configured["jobs"])
     scheduler = None if serial else resolve_scheduler(scheduler or _configured["scheduler"])
+    parallel = (jobs > 1 or scheduler) and len(units) > 1
+    with phase_progress(label, len(units)) as advance:
+        done, start = 0, time.process_time()
+        for unit in units:  # here: all units, or the first (timed) when workers were asked for
+            yield fn(shared, unit)
+            advance(1)
+            done += 1
+            if parallel and done == 1:
+                if (time.process_time() - start) * (len(units) - 1) >= work_sharing.min_seconds(scheduler):
+                    break
+        if done == len(units):
+            return
     if scheduler:
         from ._dask import imap_on_cluster
 
-        yield from imap_on_cluster(fn, units, shared, scheduler, label, window=CLUSTER_WIDTH * 2)
+        yield from imap_on_cluster(fn, units[1:], shared, scheduler, label, window=CLUSTER_WIDTH * 2)
         return
-    if jobs <= 1 or len(units) <= 1:
-        from .pipeline import phase_progress
-
-        with phase_progress(label, len(units)) as advance:
-            for unit in units:
-                yield fn(shared, unit)
-                advance(1)
-        return
-    yield from _pool_ordered(fn, units, shared, min(jobs, len(units)), label)
+    yield from _pool_ordered(fn, units[1:], shared, min(jobs, len(units) - 1), label)
 
 
 def _pool_ordered(fn, units, shared, jobs, label):
     import collections
 
+    from . import process_pool
     from .pipeline import phase_progress
-
     from .worker_pool import worker_pool
 
     window = collections.deque()
-    with phase_progress(label, len(units)) as advance, worker_pool(jobs, _install, (shared,)) as pool:
+    with phase_progress(label, len(units)) as advance, \
+            worker_pool(jobs, process_pool.install, (shared,)) as pool:
         try:
             pending = iter(units)
             for unit in pending:
-                window.append(pool.submit(_call, fn, unit))
+                window.append(pool.submit(process_pool.call, fn, unit))
                 if len(window) >= 2 * jobs:
                     break
             while window:
                 result = window.popleft().result()
                 advance(1)
                 for unit in pending:
-                    window.append(pool.submit(_call, fn, unit))
+                    window.append(pool.submit(process_pool.call, fn, unit))
                     break
                 yield result
         finally:
@@ -234,31 +267,3 @@ def _serial(fn, units, shared, label):
             out.append(fn(shared, unit))
             advance(1)
     return out
-
-
-_SHARED: Any = None
-
-
-def _install(shared) -> None:
-    global _SHARED
-    _SHARED = shared
-
-
-def _call(fn, unit):
-    return fn(_SHARED, unit)
-
-
-def _pool(fn, units, shared, jobs, label):
-    import concurrent.futures as cf
-
-    from .pipeline import phase_progress
-    from .worker_pool import worker_pool
-
-    # the shared data reaches each worker once, through the initializer
-    results: list = [None] * len(units)
-    with phase_progress(label, len(units)) as advance, worker_pool(jobs, _install, (shared,)) as pool:
-        futures = {pool.submit(_call, fn, unit): i for i, unit in enumerate(units)}
-        for future in cf.as_completed(futures):
-            results[futures[future]] = future.result()
-            advance(1)
-    return results

@@ -20,6 +20,7 @@ when ``compare --correction`` adjusted it; what was used is kept per column
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .errors import DataError
@@ -330,7 +331,7 @@ def format_cell(cell: Cell, digits: int, style: Style, marks: dict | None = None
             text = f"\\textbf{{{text}}}"
         marks_ = ("\\dagger" if significant else "") + (f"^{{{cell.cluster}}}" if cell.cluster else "") + \
             (f"^{{\\mathrm{{{letters_}}}}}" if letters_ else "")
-        return text + (f"${marks_}$" if marks_ else "") + effect_text
+        return text + (f"${marks_}$" if marks_ else "") + effect_text.replace("∞", "$\\infty$")
     if style.markup == "markdown":
         if cell.cluster == 1 or best:
             text = f"**{text}**"
@@ -341,8 +342,11 @@ def format_cell(cell: Cell, digits: int, style: Style, marks: dict | None = None
 
 
 def _signed(value: float | None, digits: int) -> str:
+    """An effect size with its sign; ±∞ for d_z and g_z when every topic differs by the same amount."""
     if value is None:
         return "–"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "-∞"
     return ("+" if value >= 0 else "") + fixed(value, digits)
 
 
@@ -360,8 +364,9 @@ def fixed(value: float | None, digits: int) -> str:
 # --- the legend ------------------------------------------------------------------------------
 
 EFFECT_NAMES = {"delta": "the difference to the baseline", "d_z": "Cohen's d_z against the baseline (mean "
-                "difference / sd of the per-topic differences)", "g_z": "Hedges' g_z against the baseline (d_z "
-                "corrected for small samples)", "es_e": "Sakai's ES_E against the baseline (mean difference / √V_E, "
+                "difference / sd of the per-topic differences; ∞ when every topic differs by the same amount, 0 "
+                "when none differs)", "g_z": "Hedges' g_z against the baseline (d_z corrected for small samples; 0 "
+                "with two topics, where the correction J(1) is 0)", "es_e": "Sakai's ES_E against the baseline (mean difference / √V_E, "
                 "the residual variance of the two-way ANOVA of all systems)"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}
 

@@ -159,7 +159,10 @@ REPRO_MEASURES = ("map", "P_10", "ndcg")
 
 #: how segment statistics group the cells
 GROUPINGS = ("none", "item", "system")
-TASK_WEIGHTS = ("uniform", "wmt23", "wmt25")
+#: the task weights of the average over tasks (``meta-eval --task-weights``)
+TASK_WEIGHTS = ("uniform", "wmt22", "wmt23", "wmt24", "wmt25")
+#: the task weights whose average is their task set only (WMT24 and WMT25 define the same one)
+TASK_SET_WEIGHTS = ("wmt24", "wmt25")
 #: where the permutation trials draw from
 PERMUTATION_STREAMS = ("per-pair", "mtme")
 #: how soft pairwise accuracy's sign-flip sums are computed
@@ -267,9 +270,10 @@ DIGITS = Option(
     "every digit otherwise].")
 JOBS = Option(
     "--jobs",
-    "Worker processes (0 = one per CPU)\f"
-    "Worker processes for the independent work units; 0 = one per CPU "
-    "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")
+    "Processes at work (0 = one per CPU)\f"
+    "Processes at work on the independent work units, this one included, where the work pays for "
+    "them (a small input stays in one process); 0 = one per CPU [default: $RANKEVAL_JOBS, else 1]. "
+    "The output does not depend on N.")
 SCHEDULER = Option(
     "--scheduler",
     "A dask.distributed scheduler to run on\f"

@@ -30,10 +30,11 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
     import concurrent.futures as cf
     from concurrent.futures.process import BrokenProcessPool
 
+    from . import process_pool
     from .outputs import _Interrupts
 
-    with _Interrupts.raising():
-        pool = cf.ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_start_worker,
+    with _Interrupts.raising(), _quiet_manager_race():
+        pool = cf.ProcessPoolExecutor(jobs, mp_context=process_pool.context(), initializer=_start_worker,
                                       initargs=(os.getpid(), initializer, initargs))
         try:
             yield _HeldSubmits(pool)
@@ -47,25 +48,77 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
         pool.shutdown(wait=True)
 
 
+@contextlib.contextmanager
+def _quiet_manager_race():
+    """While a pool is open: the pool's manager thread failing on a future this process had
+    cancelled (to run its unit itself) when a worker dies is not printed; the run's one error
+    line says what happened. (CPython's terminate_broken sets the exception of every pending
+    work item, cancelled ones included, and raises InvalidStateError on them.)"""
+    import threading
+    from concurrent.futures import InvalidStateError
+
+    previous = threading.excepthook
+
+    def hook(args):
+        if not (issubclass(args.exc_type, InvalidStateError) and type(args.thread).__name__ == "_ExecutorManagerThread"):
+            previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
+
+
 class _HeldSubmits:
     """The pool, its ``submit`` not interrupted by a signal: a worker it starts is known, and killed, at once."""
 
     def __init__(self, pool):
         self.pool = pool
 
+    def broken(self) -> bool:
+        """A worker has died (the pool is broken): work this process does beside it should stop."""
+        return bool(getattr(self.pool, "_broken", False))
+
+    @contextlib.contextmanager
+    def alongside(self):
+        """While this (main) thread computes units beside the workers: a worker's death interrupts
+        it (a thread watching the pool), so the run ends at once with the pool's error, not after
+        this process's share. Elsewhere than in the main thread, the dead worker is seen after it."""
+        import threading
+        from concurrent.futures.process import BrokenProcessPool
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        done, interrupted = threading.Event(), threading.Event()
+
+        def watch():
+            import _thread
+
+            while not done.wait(WATCH_SECONDS):
+                if self.broken():
+                    interrupted.set()
+                    _thread.interrupt_main()
+                    return
+
+        watcher = threading.Thread(target=watch, name="rankeval-pool-watch", daemon=True)
+        watcher.start()
+        try:
+            yield
+        except KeyboardInterrupt:
+            if interrupted.is_set():
+                raise BrokenProcessPool("a worker process ended") from None
+            raise
+        finally:
+            done.set()
+            watcher.join()
+
     def submit(self, fn, *args):
         from .outputs import _Interrupts
 
         with _Interrupts.held():
             return self.pool.submit(fn, *args)
-
-
-def _context():
-    """forkserver, not fork: the reader's read-ahead thread may hold a lock at fork time."""
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
 
 
 def _start_worker(parent: int, initializer, initargs) -> None:

@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
 """Benchmark the parallel workloads: one worker, two workers, a Dask LocalCluster of two.
 
-    scripts/bench_parallel.py [--data ../shared/data] [--scratch DIR] [--runs 20]
-                              [--queries 7000] [--only meta-eval,compare,trec_eval]
-                              [--no-cluster] [--markdown FILE]
+    scripts/bench_parallel.py [--suite commands|track] [--data ../shared/data] [--scratch DIR]
+                              [--only NAME,...] [--sizes small,large] [--conditions idle,busy]
+                              [--no-cluster] [--repeat 1] [--markdown FILE]
 
-Workloads (each run end to end as a child process, outputs compared byte for byte):
+Suite ``commands`` (the default): every command that takes --jobs, each on a ``small`` input
+(well under a second of parallel work: a pool must not make it slower) and a ``large`` one
+(seconds to a minute; scripts/bench_lib/parallel_inputs.py), each run with one worker
+(--jobs 1), two (--jobs 2) and a LocalCluster of two single-threaded worker processes
+(--scheduler), on an idle machine and with the other core busy (``busy``: one process
+spinning in a loop for as long as the measurement runs). The targets: --jobs 2 at least as
+fast as --jobs 1 when idle and at most 1.2x its time when busy; the LocalCluster at most 1.5x
+--jobs 1 on the small inputs. Outputs are compared byte for byte. Beside each workload, the
+machine's ceiling under the same condition: two independent copies of the --jobs 1 command at
+once (what two cores give two processes that share nothing; with ``busy``, beside the spinner).
+
+Suite ``track``: the large workloads of the parallel section of BENCHMARKS.md:
   meta-eval  the WMT20 MQM metrics table (en-de and zh-en MQM scores; every metric score
              file of data/wmt20-mqm: 39 files, 40 metrics) with the default statistics,
              1,000 permutations per pair of metrics and early stopping: 1,600 pair tests
@@ -14,15 +25,14 @@ Workloads (each run end to end as a child process, outputs compared byte for byt
              compare --all-pairs -m map,ndcg_cut_10 (190 pairs; t, Wilcoxon, randomization
              and bootstrap tests)
   trec_eval  the same 20 runs: rankeval trec_eval -m all_trec (one report per run)
+with the machine's ceiling: two independent copies of the one-worker command at once (the
+speed-up two cores give two processes that share nothing).
 
-Prints wall time, speed-up over one worker, the peak resident memory of the main
-process and of the largest worker (sampled from /proc every 100 ms, the process tree
-only: Linux only), whether the outputs are identical, and the machine's ceiling for the
-workload: two independent copies of the one-worker command run at once (the speed-up two
-cores give two processes that share nothing; shared caches, memory bandwidth and a
-virtual machine's host keep it below 2). The LocalCluster (dask.distributed, the ``dask``
-extra) has two single-threaded worker processes; its workers' peaks are their own
-(``resource.getrusage`` on each worker).
+Prints wall time, the ratio to one worker, the peak resident memory of the main process and
+of the largest worker (sampled from /proc every 100 ms, the process tree only: Linux only),
+whether the outputs are identical, and the load average when the suite started and ended
+(the machine may be shared: measure when it is quiet). The LocalCluster (dask.distributed,
+the ``dask`` extra) is started once per condition; its workers' peaks are their own.
 """
 
 from __future__ import annotations
@@ -41,7 +51,9 @@ sys.path.insert(0, str(HERE))
 
 from bench_lib import workloads  # noqa: E402
 
-CASES = ("meta-eval", "compare", "trec_eval")
+from bench_lib import parallel_inputs  # noqa: E402
+
+TRACK = ("meta-eval", "compare", "trec_eval")
 #: the environment every measured command gets: as the script started (a LocalCluster sets
 #: MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ... in this process, and they would reach the
 #: commands measured after it: glibc with a fixed trim threshold halves a reader's speed)
@@ -50,21 +62,30 @@ CLEAN_ENV = dict(os.environ)
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--suite", choices=("commands", "track"), default="commands")
     p.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     p.add_argument("--scratch", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "rankeval-bench-parallel")
-    p.add_argument("--runs", type=int, default=20)
-    p.add_argument("--queries", type=int, default=7000)
-    p.add_argument("--only", default=",".join(CASES))
+    p.add_argument("--runs", type=int, default=20, help="track: TREC runs")
+    p.add_argument("--queries", type=int, default=7000, help="track: queries per run")
+    p.add_argument("--only", default="", help="workloads to run (default: all of the suite)")
+    p.add_argument("--sizes", default="small,large", help="commands: input sizes")
+    p.add_argument("--conditions", default="idle,busy", help="commands: the other core idle, or busy")
+    p.add_argument("--repeat", type=int, default=1, help="measurements per case (the median is shown)")
     p.add_argument("--no-cluster", action="store_true", help="skip the Dask LocalCluster")
     p.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown")
-    p.add_argument("--pause", type=float, default=20.0,
+    p.add_argument("--pause", type=float, default=None,
                    help="seconds of rest before each measurement (a virtual machine's host may slow a CPU "
-                        "that has run for minutes) [default: 20]")
+                        "that has run for minutes) [default: 20 for track, 2 for commands]")
     args = p.parse_args(argv)
     args.only = [c for c in args.only.split(",") if c]
-    unknown = set(args.only) - set(CASES)
-    if unknown:
-        p.error(f"unknown workload(s) {', '.join(sorted(unknown))}; choose from {', '.join(CASES)}")
+    args.sizes = [c for c in args.sizes.split(",") if c]
+    args.conditions = [c for c in args.conditions.split(",") if c]
+    if args.pause is None:
+        args.pause = 20.0 if args.suite == "track" else 2.0
+    if args.suite == "track" and set(args.only) - set(TRACK):
+        p.error(f"unknown workload(s) {', '.join(sorted(set(args.only) - set(TRACK)))}; choose from {', '.join(TRACK)}")
+    if set(args.conditions) - {"idle", "busy"} or set(args.sizes) - {"small", "large"}:
+        p.error("--conditions takes idle and busy, --sizes small and large")
     return args
 
 
@@ -127,13 +148,14 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def run_measured(argv: list[str], out: Path) -> dict:
+def run_measured(argv: list[str], out: Path, stdin: Path | None = None) -> dict:
     """Wall time, peak RSS of the main process and of its largest descendant (a worker).
-    A command without ``-o`` writes its standard output to ``out``."""
+    A command without ``-o`` writes its standard output to ``out``; ``stdin`` is its input."""
     peaks = {"main": 0, "worker": 0}
     start = time.perf_counter()
     sink = open(out, "wb") if "-o" not in argv else subprocess.DEVNULL
-    proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, env=CLEAN_ENV)
+    source = open(stdin, "rb") if stdin else subprocess.DEVNULL
+    proc = subprocess.Popen(argv, stdin=source, stdout=sink, stderr=subprocess.PIPE, env=CLEAN_ENV)
     done = threading.Event()
 
     def sample():
@@ -149,8 +171,9 @@ def run_measured(argv: list[str], out: Path) -> dict:
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
     _, err = proc.communicate()
-    if sink is not subprocess.DEVNULL:
-        sink.close()
+    for f in (sink, source):
+        if f is not subprocess.DEVNULL:
+            f.close()
     done.set()
     thread.join()
     seconds = time.perf_counter() - start
@@ -160,21 +183,24 @@ def run_measured(argv: list[str], out: Path) -> dict:
             "output": out.read_bytes()}
 
 
-def two_copies(argv: list[str], out: Path) -> dict:
+def two_copies(argv: list[str], out: Path, stdin: Path | None = None) -> dict:
     """The machine's own ceiling: two copies of the one-worker command at once (each writing its
-    own file); the speed-up column is then the throughput of the pair, 2 x (one copy's time) /
-    (the pair's time), what two cores give two independent processes here."""
+    own file). Its seconds are the pair's time / 2, so its ratio to one worker is the inverse of
+    the throughput two cores give two independent processes here (0.5: twice one's)."""
     start = time.perf_counter()
     outs = [out.with_name(f"{out.name}.copy{k}") for k in range(2)]
     procs = []
     for o in outs:
         args = [o if a == str(out) else a for a in map(str, argv)]
         sink = open(o, "wb") if "-o" not in args else subprocess.DEVNULL
-        procs.append((subprocess.Popen(args, stdout=sink, stderr=subprocess.DEVNULL, env=CLEAN_ENV), sink))
-    for proc, sink in procs:
+        source = open(stdin, "rb") if stdin else subprocess.DEVNULL
+        procs.append((subprocess.Popen(args, stdin=source, stdout=sink, stderr=subprocess.DEVNULL, env=CLEAN_ENV),
+                      sink, source))
+    for proc, *files in procs:
         proc.wait()
-        if sink is not subprocess.DEVNULL:
-            sink.close()
+        for f in files:
+            if f is not subprocess.DEVNULL:
+                f.close()
         if proc.returncode:
             raise SystemExit(f"{' '.join(argv[:4])} ... failed ({proc.returncode})")
     seconds = (time.perf_counter() - start) / 2  # per copy, so that speed-up = base / this
@@ -194,37 +220,41 @@ def cluster_run(argv: list[str], out: Path) -> dict:
 
 
 def with_options(argv: list[str], *options: str) -> list[str]:
-    """``argv`` with ``options`` right after the subcommand (before its files)."""
-    at = next(i for i, a in enumerate(argv) if a in CASES) + 1
+    """``argv`` with ``options`` right after the subcommand (before its files: trec_eval reads its
+    options first, as trec_eval does)."""
+    at = next(i for i, a in enumerate(argv) if a in SUBCOMMANDS) + 1
+    at += argv[at - 1] == "learn"  # learn cv
     return [*argv[:at], *options, *argv[at:]]
 
 
-def commands(args, rk: list[str], out: Path) -> dict[str, list[str]]:
+#: the first word of every benchmarked subcommand
+SUBCOMMANDS = {"meta-eval", "compare", "trec_eval", "tau", "report", "mrr", "ndcg", "err", "rankdcg", "correlate",
+               "borda", "aggregate", "learn"}
+
+
+def track_commands(args, rk: list[str], out: Path) -> dict[str, list[str]]:
     mqm = args.data / "wmt20-mqm"
+    only = args.only or list(TRACK)
     cmds = {}
-    if "meta-eval" in args.only:
+    if "meta-eval" in only:
         cmds["meta-eval"] = [*rk, "-q", "meta-eval",
                              "--human", str(mqm / "mqm_newstest2020_ende.avg_seg_scores.tsv"),
                              "--human", str(mqm / "mqm_newstest2020_zhen.avg_seg_scores.tsv"),
                              "--index", str(mqm / "details.en-de.txt"), "--index", str(mqm / "details.zh-en.txt"),
                              *map(str, sorted(mqm.glob("*.score.gz"))), "-o", str(out)]
-    if {"compare", "trec_eval"} & set(args.only):
+    if {"compare", "trec_eval"} & set(only):
         qrels, runs = trec_files(args.scratch, args.runs, args.queries)
-        if "compare" in args.only:
+        if "compare" in only:
             cmds["compare"] = [*rk, "-q", "compare", "--qrels", str(qrels), "--all-pairs", "-m", "map,ndcg_cut_10",
                                *map(str, runs), "-o", str(out)]
-        if "trec_eval" in args.only:
+        if "trec_eval" in only:
             cmds["trec_eval"] = [*rk, "trec_eval", "-m", "all_trec", str(qrels), *map(str, runs)]
     return cmds
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    rk = [shutil.which("rankeval") or sys.exit("rankeval is not on PATH")]
-    args.scratch.mkdir(parents=True, exist_ok=True)
-    out = args.scratch / "out.txt"
+def track(args, rk, out) -> list[tuple]:
     rows = []
-    for name, argv_ in commands(args, rk, out).items():
+    for name, argv_ in track_commands(args, rk, out).items():
         engines = [("1 worker", lambda a: run_measured(with_options(a, "--jobs", "1"), out)),
                    ("2 workers", lambda a: run_measured(with_options(a, "--jobs", "2"), out))]
         if not args.no_cluster:
@@ -237,13 +267,101 @@ def main(argv=None) -> int:
             results.append((label, engine(argv_)))
         base = results[0][1]
         for label, r in results:
-            rows.append((name, label, r["seconds"], base["seconds"] / r["seconds"], r["main_mb"], r["worker_mb"],
+            rows.append((name, label, r["seconds"], r["seconds"] / base["seconds"], r["main_mb"], r["worker_mb"],
                          r["output"] == base["output"]))
-    header = ("workload", "engine", "wall s", "speed-up", "main MB", "largest worker MB", "output identical")
+    return rows
+
+
+# --- every command, idle and busy ----------------------------------------------------------------
+
+def spin():
+    """The other core busy: a process spinning until killed."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def median_run(argv, out, stdin, repeat, pause) -> dict:
+    runs = []
+    for _ in range(repeat):
+        time.sleep(pause)
+        runs.append(run_measured(argv, out, stdin))
+    runs.sort(key=lambda r: r["seconds"])
+    return runs[len(runs) // 2]
+
+
+def command_suite(args, rk: list[str], out: Path) -> list[tuple]:
+    """Every command at each size and condition: --jobs 1, --jobs 2, the LocalCluster, the ceiling.
+    Each workload's rows go to stderr as they are measured; a workload that fails is said and skipped."""
+    rows = []
+    cluster = None
+    if not args.no_cluster:
+        from dask.distributed import LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        for size in args.sizes:
+            cmds = parallel_inputs.commands(args.scratch / "inputs", args.data, size)
+            for condition in args.conditions:
+                hog = spin() if condition == "busy" else None
+                try:
+                    for name, (argv_, stdin) in cmds.items():
+                        if args.only and name not in args.only:
+                            continue
+                        try:
+                            found = workload_rows(args, [*rk, "-q", *argv_], stdin, out, cluster)
+                        except SystemExit as e:
+                            print(f"{condition} {size} {name}: {e}", file=sys.stderr)
+                            continue
+                        for row in found:
+                            rows.append((f"{name} ({size}, {condition})", *row))
+                            print(markdown_row(rows[-1]), file=sys.stderr)
+                finally:
+                    if hog is not None:
+                        hog.kill()
+                        hog.wait()
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return rows
+
+
+def workload_rows(args, argv_: list[str], stdin: Path | None, out: Path, cluster) -> list[tuple]:
+    """(engine, seconds, ratio to --jobs 1, main MB, worker MB, output identical) per engine."""
+    engines = [("--jobs 1", with_options(argv_, "--jobs", "1")), ("--jobs 2", with_options(argv_, "--jobs", "2"))]
+    if cluster is not None:
+        engines.append(("LocalCluster", with_options(argv_, "--scheduler", cluster.scheduler_address)))
+    results = []
+    for label, argv in engines:
+        result = median_run(argv, out, stdin, args.repeat, args.pause)
+        if label == "LocalCluster":
+            result["worker_mb"] = float("nan")  # the cluster's workers are not the command's
+        results.append((label, result))
+    time.sleep(args.pause)
+    results.append(("ceiling: two --jobs 1 copies at once", two_copies(engines[0][1], out, stdin)))
+    base = results[0][1]
+    return [(label, r["seconds"], r["seconds"] / base["seconds"], r["main_mb"], r["worker_mb"],
+             r["output"] == base["output"]) for label, r in results]
+
+
+def markdown_row(row: tuple) -> str:
+    name, label, s, x, m, w, same = row
+    mb = (lambda v: "–" if v != v else f"{v:.0f}")  # NaN: not measured
+    return f"| {name} | {label} | {s:.2f} | {x:.2f} | {mb(m)} | {mb(w)} | {'yes' if same else 'NO'} |"
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    rk = [shutil.which("rankeval") or sys.exit("rankeval is not on PATH")]
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    out = args.scratch / "out.txt"
+    before = os.getloadavg()
+    rows = track(args, rk, out) if args.suite == "track" else command_suite(args, rk, out)
+    after = os.getloadavg()
+    header = ("workload", "engine", "wall s", "time / 1 worker", "main MB", "largest worker MB", "output identical")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for name, label, s, x, m, w, same in rows:
-        mb = (lambda v: "–" if v != v else f"{v:.0f}")  # NaN: not measured
-        lines.append(f"| {name} | {label} | {s:.1f} | {x:.2f}x | {mb(m)} | {mb(w)} | {'yes' if same else 'NO'} |")
+    lines += [markdown_row(row) for row in rows]
+    lines.append("")
+    lines.append(f"Load average (1, 5, 15 min) at the start: {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}; "
+                 f"at the end: {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; {os.cpu_count()} CPUs.")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

@@ -45,7 +45,8 @@ def test_hedges_correction_exact_and_approximate():
             assert effect.hedges_correction(df) == pytest.approx(exact, rel=1e-12)
         if df >= 5:  # Hedges' approximation 1 - 3/(4ν - 1) is close from ν = 5 on
             assert effect.hedges_correction(df) == pytest.approx(1 - 3 / (4 * df - 1), abs=0.002)
-    assert math.isnan(effect.hedges_correction(1))
+    assert effect.hedges_correction(1) == 0  # Γ(0) = ∞
+    assert math.isnan(effect.hedges_correction(0.5))
 
 
 def test_g_z_is_unbiased_where_d_z_is_not():
@@ -64,8 +65,15 @@ def test_degenerate():
     e = effect.paired_effect([1.0], [0.0])
     assert e.n == 1 and math.isnan(e.sd) and math.isnan(e.ci_low) and math.isnan(e.d_z)
     e = effect.paired_effect([1.0, 2.0, 3.0], [0.5, 1.5, 2.5])  # constant difference: no spread
-    assert e.sd == 0 and e.ci_low == e.ci_high == 0.5 and math.isnan(e.d_z)
-    assert math.isnan(effect.paired_effect([1.0, 2.0], [0.0, 0.5]).g_z)  # J needs 2 degrees of freedom
+    assert e.sd == 0 and e.ci_low == e.ci_high == 0.5 and e.d_z == math.inf and e.g_z == math.inf
+    e = effect.paired_effect([1.0, 2.0, 3.0], [1.5, 2.5, 3.5])
+    assert e.d_z == -math.inf and e.g_z == -math.inf
+    e = effect.paired_effect([0.2, 0.4, 0.6], [0.2, 0.4, 0.6])  # no difference on any topic: no effect
+    assert e.d_z == 0 and e.g_z == 0
+    # two topics: J(1) = Γ(1/2) / (√(1/2) Γ(0)) = 0, so g_z = 0 for any finite d_z
+    e = effect.paired_effect([1.0, 2.0], [0.0, 0.5])
+    assert e.d_z == pytest.approx(1.25 / math.sqrt(0.125)) and e.g_z == 0
+    assert math.isnan(effect.paired_effect([1.0, 2.0], [0.5, 1.5]).g_z)  # d_z = ∞ times J(1) = 0
     assert math.isnan(effect.sakai_es(0.1, 0.0)) and effect.sakai_es(0.1, 0.04) == pytest.approx(0.5)
 
 

@@ -212,7 +212,7 @@ def test_intervals_beside_every_value():
     assert columns[columns.index("sys-pa"):columns.index("sys-pa") + 4] == ["sys-pa", "sys-pa:rank", "sys-pa:ci_low",
                                                                              "sys-pa:ci_high"]
     assert columns[columns.index("avg"):columns.index("avg") + 4] == ["avg", "avg:rank", "avg:ci_low", "avg:ci_high"]
-    assert "ci:0.95|bootstrap:60|seed:12345" in rows[0]["signature"]
+    assert "ci:0.95|interval:fisher-z+percentile|bootstrap:60|seed:12345" in rows[0]["signature"]
     for r in rows:
         for measure in ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pearson@none", "seg-pdp@item", "avg"):
             if r.get(measure):
@@ -289,3 +289,38 @@ def test_the_mtme_stream_is_the_library_single_stream():
         if comparison is not None and lp != "all":
             for metric, (_, rank) in comparison.as_dict().items():
                 assert row(rows, lp, metric)[f"{name}:rank"] == str(rank)
+
+
+def test_pairs_are_the_numbers_behind_every_cluster(default_rows):
+    """--pairs: one row per pair of metrics per task and of the average; the deltas are the table's
+    differences and each pair's p-value decides its cluster boundary as the table drew it."""
+    pairs = table(run(*FILES, *QUICK, "--pairs").stdout)
+    assert list(pairs[0]) == ["lp", "statistic", "metric", "against", "delta", "p_permutation", "trials", "signature"]
+    measures = [c for c in default_rows[0] if ":" not in c and c not in
+                ("lp", "metric", "avg", "systems", "segments", "sys_scores", "signature")]
+    expected = {(lp, m) for lp in ("en-de", "zh-en") for m in measures if m != "sys-pa"} | {("all", "sys-pa"),
+                                                                                          ("all", "avg")}
+    assert {(p["lp"], p["statistic"]) for p in pairs} >= expected
+    for p in pairs:
+        column = "avg" if p["statistic"] == "avg" else p["statistic"]
+        better, other = row(default_rows, p["lp"], p["metric"]), row(default_rows, p["lp"], p["against"])
+        assert float(p["delta"]) == pytest.approx(float(better[column]) - float(other[column]), abs=1e-12)
+        assert float(p["delta"]) >= 0 and 0 <= float(p["p_permutation"]) <= 1
+        rank = column + ":rank"
+        assert int(other[rank]) == int(better[rank]) + (float(p["p_permutation"]) <= 0.05)
+        assert (p["trials"] == "") == (p["statistic"] == "avg")
+    assert "--ci and --bootstrap go with the table" in run(*FILES, "--pairs", "--ci", "0.9", code=2).output
+
+
+def test_wmt22_wmt23_and_wmt24_task_sets_are_the_defaults_of_their_weights():
+    """--task-weights wmtNN: that year's task set as the default --statistic, in mt-metrics-eval's
+    order; wmt24 is wmt25's task set and average."""
+    from rankeval_cli.stats.metrics_table import WMT22_MEASURES, WMT23_MEASURES
+
+    for scheme, measures in (("wmt22", WMT22_MEASURES), ("wmt23", WMT23_MEASURES)):
+        rows = table(run(*FILES, *QUICK, "--task-weights", scheme).stdout)
+        assert [c for c in rows[0] if ":" not in c][2:2 + len(measures)] == list(measures)
+    wmt24 = run(*FILES, *QUICK, "--task-weights", "wmt24").stdout
+    assert wmt24.replace("weights:wmt24", "weights:wmt25") == run(*FILES, *QUICK, "--task-weights", "wmt25").stdout
+    assert "--task-weights wmt24 averages spa and seg-acc-eq@item" in run(*FILES, "--task-weights", "wmt24", "-m",
+                                                                         "spa", code=2).output

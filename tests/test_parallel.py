@@ -94,8 +94,11 @@ PARALLEL = list(_with_jobs())
 
 
 def _run(args, env=None, input_text=STREAM):
+    """The command in a process of its own; its workers used however small the work
+    (RANKEVAL_MIN_PARALLEL_SECONDS=0: these inputs would otherwise stay in one process)."""
     return subprocess.run([sys.executable, "-m", "rankeval_cli", *args], input=input_text, capture_output=True,
-                          text=True, timeout=600, env=dict(os.environ, RANKEVAL_PROGRESS="0", **(env or {})))
+                          text=True, timeout=600, env=dict(os.environ, RANKEVAL_PROGRESS="0",
+                                                           RANKEVAL_MIN_PARALLEL_SECONDS="0", **(env or {})))
 
 
 def test_every_command_with_jobs_has_a_case():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from click.testing import CliRunner
@@ -256,3 +257,12 @@ def test_table_reads_a_header_only_summary_and_infinities(tmp_path):
     odd = tmp_path / "odd.tsv"
     odd.write_text("measure\tvalue\nx\tinf\ny\tnan\nz\t\n")
     assert invoke("table", "--output-format", "tsv", odd).stdout.splitlines()[1:] == ["inf\t–\t–"]
+
+
+def test_infinite_and_zero_effect_sizes_are_printed_and_explained():
+    """d_z is ±∞ when every topic differs by the same amount; the cell shows it and the legend says so."""
+    from rankeval_cli import summary_table as st
+
+    assert (st._signed(math.inf, 3), st._signed(-math.inf, 3), st._signed(0.0, 3)) == ("+∞", "-∞", "+0.000")
+    assert "∞ when every topic differs by the same amount" in st.EFFECT_NAMES["d_z"]
+    assert "0 with two topics" in st.EFFECT_NAMES["g_z"]

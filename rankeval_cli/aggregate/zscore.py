@@ -192,7 +192,8 @@ def add_intervals(rankings: list, cells: list, replicates: int, seed: int, level
                                  cell.domain, strata)
         units += [(part, start, min(start + REPLICATES_PER_UNIT, replicates))
                   for start in range(0, replicates, REPLICATES_PER_UNIT)]
-    results = map_units(bootstrap_unit, units, shared=shared, label="bootstrap")
+    results = map_units(bootstrap_unit, units, shared=shared, label="bootstrap",
+                        sizes=[stop - start for _, start, stop in units])
     for part, ranking in enumerate(rankings):
         values = np.vstack([r for u, r in zip(units, results) if u[0] == part])
         bounds = [percentile_interval(values[:, i], level) for i in range(values.shape[1])]

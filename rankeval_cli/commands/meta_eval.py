@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..vocabulary import (DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED, GROUPINGS, PERMUTATION_STREAMS, SPA_SUMS,
-                          SUMMARY_FORMATS, TASK_WEIGHTS)
+                          SUMMARY_FORMATS, TASK_SET_WEIGHTS, TASK_WEIGHTS)
 from . import _common
 from .tau import variant_option
 
@@ -75,20 +75,24 @@ def _complete_measure(ctx, param, incomplete):
               help="seg-acc-eq: tie threshold [default: calibrated]\f"
                    "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
-@click.option("--task-weights", type=click.Choice(TASK_WEIGHTS), default="uniform",
-              show_default=True,
-              help="Weights of the tasks in the average\f"
-                   "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
-                   "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
-                   "task set only (spa, seg-acc-eq@item: the default --statistic).")
+@click.option("--task-weights", type=click.Choice(TASK_WEIGHTS),
+              default="uniform", show_default=True, metavar="SCHEME",
+              help="uniform, wmt22, wmt23, wmt24 or wmt25\f"
+                   "The average: every task weighs 1 (WMT24); wmt22: split evenly among the language pairs "
+                   "(pooled pairwise accuracy one of them), then the levels, groupings and statistics, as "
+                   "WMT22; wmt23: pairwise accuracy pooled over the language pairs weighs as many as there are "
+                   "language pairs, each other task 1; wmt24, wmt25: the WMT24-25 task set only (spa, "
+                   "seg-acc-eq@item). Each year's task set is the default --statistic, run in "
+                   "mt-metrics-eval's task order.")
 @click.option("--permutations", type=_common.replicates(), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
                    "mt-metrics-eval's 1000 sign vectors).")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
               metavar="LEVEL",
               help="Bootstrap intervals at this level (e.g. 0.95)\f"
-                   "Add percentile bootstrap intervals at this level (e.g. 0.95) to every value: segments "
-                   "resampled for segment statistics, systems for system ones (MEASURE:ci_low, :ci_high).")
+                   "Add bootstrap intervals at this level (e.g. 0.95) to every value: segments resampled for "
+                   "segment statistics, systems for system ones (MEASURE:ci_low, :ci_high); Fisher's z interval "
+                   "for system-level Pearson, Spearman and tau-b.")
 @click.option("--bootstrap", type=_common.replicates(), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
@@ -108,6 +112,12 @@ def _complete_measure(ctx, param, incomplete):
                    "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
+@click.option("--pairs", is_flag=True,
+              help="Write each pair's delta and p-value\f"
+                   "Instead of the table, write one row per pair of metrics per task: lp statistic metric "
+                   "against delta p_permutation trials signature (metric the better of the two; the p-value of "
+                   "\"metric is better than against\"), then the pairs of the average over tasks (lp all, "
+                   "statistic avg): the numbers behind every cluster.")
 @click.option("--system-scores", "system_scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the system scores (plot scatter)\f"
                    "Also write every language pair's system scores here (lp metric system human value "
@@ -118,7 +128,7 @@ def _complete_measure(ctx, param, incomplete):
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, system_scores, output):
+            seed, pairs, system_scores, output):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -162,8 +172,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         chosen = parse_measures(measures, average_by, task_weights)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--statistic") from None
-    if task_weights == "wmt25":
-        _check_wmt25(chosen, epsilon)
+    if task_weights in TASK_SET_WEIGHTS:
+        _check_wmt25(chosen, epsilon, task_weights)
     if mtme_dir and (score_files or humans or indexes):
         raise click.UsageError("--mtme reads its own human and metric scores: give no SCORE_FILES, --human or "
                                "--index")
@@ -171,6 +181,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
         raise click.UsageError("give the human scores (--human FILE) or an mt-metrics-eval directory (--mtme DIR)")
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
+    if pairs and (ci is not None or bootstrap is not None):
+        raise click.UsageError("--pairs writes the permutation tests; --ci and --bootstrap go with the table")
     if bootstrap is not None and ci is None:
         ci = DEFAULT_LEVEL
     replicates = (bootstrap or DEFAULT_REPLICATES) if ci is not None else None
@@ -179,7 +191,8 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
-    records = _records(tables, chosen, options, sig, ci, replicates)
+    records = _pair_records(tables, chosen, options, sig) if pairs else _records(tables, chosen, options, sig, ci,
+                                                                                  replicates)
     if system_scores:
         _write_system_scores(system_scores, tables)
     with output.stream() as out, _common.record_writer(out, output.format) as writer:
@@ -194,16 +207,16 @@ def _write_system_scores(path, tables) -> None:
         writer.write_many(system_score_records(tables))
 
 
-def _check_wmt25(measures, epsilon) -> None:
-    """The WMT25 average needs its two tasks, with acc-eq tie-calibrated."""
+def _check_wmt25(measures, epsilon, scheme) -> None:
+    """The WMT24-25 average needs its two tasks, with acc-eq tie-calibrated."""
     from ..stats.metrics_table import WMT25_MEASURES
 
     missing = [m for m in WMT25_MEASURES if m not in {x.name for x in measures}]
     if missing:
-        raise click.UsageError(f"--task-weights wmt25 averages {' and '.join(WMT25_MEASURES)}: add "
+        raise click.UsageError(f"--task-weights {scheme} averages {' and '.join(WMT25_MEASURES)}: add "
                                f"{', '.join(missing)} to --statistic")
     if epsilon is not None:
-        raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
+        raise click.UsageError(f"--task-weights {scheme} calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
 def _tables(files, humans, indexes, mtme_dir, human_name, selection: dict):
@@ -217,6 +230,7 @@ def _tables(files, humans, indexes, mtme_dir, human_name, selection: dict):
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
     from ..signature import signature
+    from ..stats.metrics_table import interval_methods
 
     uses_kendall = any(m.statistic == "kendall" for m in measures)
     uses_acc = any(m.statistic == "accuracy" and m.level == "seg" for m in measures)
@@ -226,7 +240,9 @@ def _signature(measures, options, include_human, exclude_systems, refset, ci, re
                      weights=options.weights, permutations=options.permutations,
                      stream=options.stream if options.stream != "per-pair" else None,
                      spa=options.spa_sums if options.spa_sums != "exact" else None,
-                     ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=options.seed,
+                     ci=repr(float(ci)) if ci is not None else None,
+                     interval=interval_methods(measures, options.variant) if ci is not None else None,
+                     bootstrap=replicates, seed=options.seed,
                      p=options.threshold,
                      human="included" if include_human else "excluded",
                      exclude=",".join(exclude_systems) or None, refset=refset)
@@ -271,6 +287,16 @@ def _records(tables, measures, options, sig, ci, replicates):
                     "segments": sum(len(t.segments) for t in tables), "sys_scores": None, "signature": sig})
         rows.append(row)
     return rows
+
+
+def _pair_records(tables, measures, options, sig):
+    """Rows of ``--pairs``: every pair of metrics of every task and of the average."""
+    from ..pipeline import phase
+    from ..stats.metrics_table import pair_rows, run_table
+
+    with phase("meta-evaluation (statistics, permutation tests)"):
+        table = run_table(tables, measures, options)
+    return [{**row, "signature": sig} for row in pair_rows(table)]
 
 
 def _lookup(comparison) -> dict:

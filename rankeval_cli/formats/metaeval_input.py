@@ -52,7 +52,7 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
     from ..executor import map_units
 
     read = map_units(_read_metric_file, [str(p) for p in metric_files], label="score files",
-                     shared=(list(human_by_lp), index, testsets, refset))
+                     shared=(list(human_by_lp), index, testsets, refset), sizes=_file_sizes(metric_files))
     for path, (level, per_lp, notes) in zip(metric_files, read):
         for note in notes:
             report(note)
@@ -68,6 +68,16 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
             report(f"{path}: no scores for {', '.join(human_by_lp)}")
     choice = SystemChoice(include_human, tuple(exclude), HUMAN_PATTERNS, report)
     return [_build(lp, human, seg[lp], sys_[lp], None, choice) for lp, (human, _) in human_by_lp.items()]
+
+
+def _file_sizes(paths) -> list[int] | None:
+    """Bytes of each file (the work of reading it), or None when one is not a plain file."""
+    import os
+
+    try:
+        return [os.path.getsize(p) for p in paths]
+    except OSError:
+        return None
 
 
 def _read_metric_file(shared, path):

@@ -172,6 +172,8 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     """[RunValues] of every TREC run file joined with the qrels; ``warn`` (a function of a
     message) hears of the run's queries that the qrels lack. The qrels are read once; the
     runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
+    import os
+
     from ..executor import map_units
     from ..inputs import is_regular_file
 
@@ -180,7 +182,7 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
         warn(note)
     in_line = not all(is_regular_file(path) for path in files)
     out = map_units(_evaluate_run, list(files), shared=(qrels, extra, measures, settings), label="runs",
-                    serial=in_line)
+                    serial=in_line, sizes=None if in_line else [os.path.getsize(path) for path in files])
     for values in out:
         if values.skipped and warn is not None:
             warn(f"{values.source}: {values.skipped} queries without qrels skipped (as trec_eval)")

@@ -263,7 +263,8 @@ def _resample(systems: Systems, pairs: list, settings: Settings) -> dict:
         if m and replicates else np.zeros((0, m))
     units = [(b, start, stop) for b in partners for start, stop in ranges(trials)] if trials else []
     results = map_units(randomization_unit, units, shared=(systems.stat, systems.raws, partners, settings.seed),
-                        jobs=settings.jobs, scheduler=settings.scheduler, label="randomization trials")
+                        jobs=settings.jobs, scheduler=settings.scheduler, label="randomization trials",
+                        sizes=[(stop - start) * len(partners[b]) for b, start, stop in units])
     swaps: dict = {}
     for (b, _, _), (observed, deltas) in zip(units, results):
         swaps.setdefault(b, (observed, []))[1].append(deltas)

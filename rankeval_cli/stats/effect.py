@@ -9,11 +9,14 @@ s_d = √(Σ (d_t − d̄)² / (n − 1)):
 - **Cohen's d_z** (Cohen 1988, ch. 2; Lakens 2013, "Calculating and reporting
   effect sizes", Front. Psychol. 4:863): d_z = d̄ / s_d, the mean difference in
   units of the standard deviation of the *differences* (the standardizer of the paired
-  t-test: t = d_z · √n). Undefined when s_d = 0.
+  t-test: t = d_z · √n). When s_d = 0 (every topic differs by the same amount) it is
+  ±∞ with the sign of d̄, as t is, and 0 when that amount is 0 (the two agree on every
+  topic: no effect). Undefined for n < 2.
 - **Hedges' g_z** (Hedges 1981; Hedges & Olkin 1985, ch. 5): d_z times the
   exact small-sample correction J(ν) = Γ(ν/2) / (√(ν/2) · Γ((ν−1)/2)) with ν = n − 1 degrees
-  of freedom (≈ 1 − 3/(4ν − 1)), which makes it unbiased for the population d_z. Undefined
-  for n < 3.
+  of freedom (≈ 1 − 3/(4ν − 1)), which makes it unbiased for the population d_z. At n = 2,
+  J(1) = 0 (Γ(0) is infinite: with one degree of freedom d_z has no finite mean to correct),
+  so g_z = 0 for any finite d_z; undefined for n < 2 and for an infinite d_z at n = 2 (0 · ∞).
 - **Sakai's ES_E** (Sakai 2014, "Statistical reform in information retrieval?", SIGIR
   Forum 48(1); Sakai 2018, *Laboratory Experiments in IR*, ch. 5): for one pair among m
   systems, ES_E = (x̄_i − x̄_j) / √V_E, standardized by the residual variance V_E of the
@@ -72,14 +75,16 @@ def t_interval(values, level: float) -> tuple[float, float]:
 
 
 def hedges_correction(df: float) -> float:
-    """J(ν) = Γ(ν/2) / (√(ν/2) Γ((ν−1)/2)); NaN for ν < 2.
+    """J(ν) = Γ(ν/2) / (√(ν/2) Γ((ν−1)/2)); 0 for ν = 1 (Γ(0) = ∞), NaN for ν < 1.
 
     >>> round(hedges_correction(3), 6)  # Γ(3/2) / (√(3/2) Γ(1)) = (√π / 2) / √1.5
     0.723601
     """
     from scipy.special import gammaln
 
-    if not df >= 2:
+    if df == 1:
+        return 0.0
+    if not df > 1:
         return math.nan
     return math.exp(gammaln(df / 2) - gammaln((df - 1) / 2) - 0.5 * math.log(df / 2))
 
@@ -90,8 +95,24 @@ def paired_effect(x, b, level: float = 0.95) -> PairedEffect:
     n = len(d)
     mean, sd = mean_sd(d)
     low, high = t_interval(d, level)
-    d_z = mean / sd if n >= 2 and sd > 0 else math.nan
-    return PairedEffect(n, mean, sd, low, high, d_z, d_z * hedges_correction(n - 1))
+    return PairedEffect(n, mean, sd, low, high, cohen_d_z(mean, sd, n), hedges_g_z(mean, sd, n))
+
+
+def cohen_d_z(mean: float, sd: float, n: int) -> float:
+    """d̄ / s_d; ±∞ (the sign of d̄) when s_d = 0 and d̄ ≠ 0, 0 when both are 0; NaN for n < 2."""
+    if n < 2:
+        return math.nan
+    if sd > 0:
+        return mean / sd
+    return math.copysign(math.inf, mean) if mean != 0 else 0.0
+
+
+def hedges_g_z(mean: float, sd: float, n: int) -> float:
+    """d_z · J(n − 1): 0 at n = 2 for a finite d_z, NaN where d_z is undefined or 0 · ∞."""
+    d_z, j = cohen_d_z(mean, sd, n), hedges_correction(n - 1)
+    if math.isinf(d_z) and j == 0:
+        return math.nan
+    return d_z * j
 
 
 def sakai_es(delta: float, residual_variance: float) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..vocabulary import GROUPINGS, PERMUTATION_STREAMS, TASK_WEIGHTS
+from ..vocabulary import GROUPINGS, PERMUTATION_STREAMS, TASK_SET_WEIGHTS
 
 #: base name -> (level, statistic). Levels: seg (segment matrices, grouped), sys (system scores),
 #: pa (pairwise accuracy of system scores), spa (soft pairwise accuracy from segment scores).
@@ -39,7 +39,19 @@ DEFAULT_MEASURES = ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pear
 #: The WMT24-25 task set (mt-metrics-eval tasks.WMT24, tasks.WMT25): per language pair SPA and
 #: tie-calibrated acc-eq grouped by item, equal weights; the measures of ``--task-weights wmt25``.
 WMT25_MEASURES = ("spa", "seg-acc-eq@item")
-WEIGHT_SCHEMES = TASK_WEIGHTS
+#: The WMT23 task set (mt-metrics-eval tasks.WMT23): pairwise accuracy pooled over the language
+#: pairs, then per language pair system Pearson, segment Pearson and tie-calibrated acc-eq by item.
+WMT23_MEASURES = ("sys-pa", "sys-pearson", "seg-pearson@none", "seg-acc-eq@item")
+#: The WMT22 task set (mt-metrics-eval's wmt22_metrics notebook): pooled pairwise accuracy, then per
+#: language pair system Pearson and Kendall, segment Pearson and Kendall by none, system and item.
+WMT22_MEASURES = ("sys-pa", "sys-pearson", "sys-kendall", "seg-pearson@none", "seg-kendall@none",
+                  "seg-pearson@system", "seg-kendall@system", "seg-pearson@item", "seg-kendall@item")
+#: ``--task-weights`` (vocabulary.TASK_WEIGHTS): the scheme, and the measures it takes by default.
+#: wmt22 and wmt23 weigh whatever measures are given; wmt24 and wmt25 (the same task set) average
+#: only theirs.
+WEIGHT_SCHEMES = {"uniform": DEFAULT_MEASURES, "wmt22": WMT22_MEASURES, "wmt23": WMT23_MEASURES,
+                  "wmt24": WMT25_MEASURES, "wmt25": WMT25_MEASURES}
+TASK_SET_ONLY = TASK_SET_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -80,8 +92,8 @@ def parse_measure(text: str, average_by: str | None = None) -> Measure:
 
 def parse_measures(texts, average_by: str | None = None, weights: str = "uniform") -> list[Measure]:
     """Measures from repeatable, comma-separated ``-m`` values (default: the WMT24 table; with
-    ``weights="wmt25"`` the WMT25 task set)."""
-    default = WMT25_MEASURES if weights == "wmt25" else DEFAULT_MEASURES
+    ``weights="wmt22"`` ... ``"wmt25"`` that year's task set)."""
+    default = WEIGHT_SCHEMES.get(weights, DEFAULT_MEASURES)
     names = [n for t in texts for n in t.split(",") if n.strip()] if texts else list(default)
     if not texts and average_by is not None:  # one grouping for every segment measure of the default
         names = [n.split("@")[0] for n in names]
@@ -107,7 +119,7 @@ class Options:
     variant: str = "b"  # tau variant of seg-kendall / sys-kendall
     threshold: float = 0.05  # p-value at which a metric starts a new cluster
     early_stop: bool = True  # mt-metrics-eval's Task default: blocks of 100, stop when p < 0.02 or p > 0.5
-    weights: str = "uniform"  # WEIGHT_SCHEMES: every task, wmt23, or the WMT25 task set (task_weights)
+    weights: str = "uniform"  # WEIGHT_SCHEMES: every task, wmt22, wmt23, or the WMT24-25 task set (task_weights)
     stream: str = "per-pair"  # STREAMS: each pair of metrics its own random stream, or mt-metrics-eval's one
     spa_sums: str = "exact"  # metaeval.system.SPA_SUMS: SPA's sign-flip sums exact, or mt-metrics-eval's float32
 
@@ -210,20 +222,18 @@ def run_table(tables, measures: list[Measure], options: Options, *, ci: float | 
     from .metaeval.compare import clusters
     from .metaeval.tasks import average_comparison
 
-    ranked = {}  # (lp, measure) -> RankedMetrics, in mt-metrics-eval's order of the tasks
+    ranked = {}  # (lp, measure) -> RankedMetrics
+    pooled = len(tables) > 1
+    for measure in measures:  # pooled pairwise accuracy first, as mt-metrics-eval's task sets
+        if measure.level == "pa" and pooled:
+            ranked[("all", measure.name)] = rank_task(tables, measure, options)
     for table in tables:
         for measure in measures:
             ranked[(table.lp, measure.name)] = rank_task([table], measure, options)
-    pooled = len(tables) > 1
-    for measure in measures:
-        if measure.level == "pa" and pooled:
-            ranked[("all", measure.name)] = rank_task(tables, measure, options)
-    tests = pair_tests({k: r for k, r in ranked.items() if r is not None}, options)
+    keys = averaged_keys([k for k, r in ranked.items() if r is not None], pooled, options.weights)
+    order = [*keys, *(k for k in ranked if k not in keys)]  # mt-metrics-eval's task order, then the rest
+    tests = pair_tests({k: ranked[k] for k in order if ranked[k] is not None}, options)
     results = {k: None if r is None else clusters(r, tests[k], options.threshold) for k, r in ranked.items()}
-    keys = [(lp, name) for (lp, name), r in results.items()
-            if r is not None and (lp == "all" or not (pooled and name == "sys-pa"))]
-    if options.weights == "wmt25":
-        keys = [(lp, name) for lp, name in keys if name in WMT25_MEASURES]
     tasks = [results[k] for k in keys]
     weights = task_weights(keys, len(tables), options.weights)
     average = average_comparison(tasks, weights, threshold=options.threshold) if tasks else None
@@ -235,13 +245,16 @@ def run_table(tables, measures: list[Measure], options: Options, *, ci: float | 
 
 def table_intervals(table: TableResult, tables, measures, options: Options, level: float, replicates: int,
                     workers: int | None = None, scheduler: str | None = None) -> None:
-    """Percentile bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
+    """Bootstrap intervals of every task and of the average (:mod:`.metaeval.intervals`).
 
     Segment-level tasks resample the segments of their language pair, system-level ones
     (correlations of system scores, pairwise accuracy, SPA) its systems; every task of a
     language pair that resamples the same units draws the same resamples (seed ``--seed``),
     and the pooled pairwise accuracy uses each language pair's system resamples. Replicate
-    r of the average is the weighted average of the tasks' replicates r.
+    r of the average is the weighted average of the tasks' replicates r. The intervals are
+    percentile intervals of the replicates, except Fisher's z interval for system-level
+    Pearson, Spearman and tau-b (:func:`fisher_z_applies`), whose replicates still enter the
+    average's.
     """
     import numpy as np
 
@@ -274,9 +287,15 @@ def table_intervals(table: TableResult, tables, measures, options: Options, leve
     values = iv.run_jobs(jobs, replicates, options.seed, workers=workers, scheduler=scheduler)
     table.intervals = {}
     draws = {}
-    for (key, names), reps in zip(job_keys, values):
+    for (key, names), reps, job in zip(job_keys, values, jobs):
         low, high = iv.percentiles(reps, level)
         table.intervals[key] = {n: (float(lo), float(hi)) for n, lo, hi in zip(names, low, high)}
+        if fisher_z_applies(job.kind, job.statistic, job.variant):
+            comparison = table.results[key]
+            for n, metric in zip(names, job.metrics):
+                present = int(np.sum(~(np.isnan(np.asarray(job.human, float)) | np.isnan(np.asarray(metric, float)))))
+                value = float(comparison.values[comparison.names.index(n)])
+                table.intervals[key][n] = iv.fisher_z_interval(value, present, job.statistic, level)
         draws[key] = {n: reps[:, k] for k, n in enumerate(names)}
     table.average_intervals = {}
     if table.average is not None:
@@ -289,15 +308,72 @@ def table_intervals(table: TableResult, tables, measures, options: Options, leve
         table.average_intervals = {n: (float(a), float(b)) for n, a, b in zip(names, low, high)}
 
 
+def averaged_keys(keys, pooled: bool, scheme: str) -> list:
+    """The tasks the average takes, in mt-metrics-eval's order (pooled pairwise accuracy first, then
+    each language pair's): every task, pairwise accuracy only pooled when there are several
+    language pairs; for wmt24 and wmt25 only their task set."""
+    keys = [(lp, name) for lp, name in keys if lp == "all" or not (pooled and name == "sys-pa")]
+    if scheme in TASK_SET_ONLY:
+        keys = [(lp, name) for lp, name in keys if name in WEIGHT_SCHEMES[scheme]]
+    return keys
+
+
+def fisher_z_applies(kind: str, statistic: str | None, variant: str | None) -> bool:
+    """Whether a task's interval is Fisher's z (system-level Pearson, Spearman, Kendall's tau-b)
+    rather than the percentile bootstrap (every other statistic)."""
+    return kind == "sys" and statistic in ("pearson", "spearman", "kendall") and \
+        (statistic != "kendall" or (variant or "b") == "b")
+
+
+def interval_methods(measures, variant: str | None) -> str:
+    """The signature's name of the interval methods of ``measures``: ``percentile``,
+    ``fisher-z`` or both (``fisher-z+percentile``)."""
+    kinds = {"fisher-z" if fisher_z_applies("sys" if m.level == "sys" else m.level, m.statistic, variant)
+             else "percentile" for m in measures}
+    return "+".join(sorted(kinds))
+
+
 def task_weights(keys, n_lps: int, scheme: str) -> list[float]:
     """Weights of the averaged tasks, summing to 1.
 
-    ``uniform``: all equal. ``wmt23``: pairwise accuracy (pooled over the
-    language pairs) weighs as many as there are language pairs, every other task 1
-    (WMT23, Freitag et al. 2023; with its four statistics this is mt-metrics-eval's
-    ``wmt23_weights``). ``wmt25``: all equal, ``keys`` being the WMT25 task set (per
-    language pair SPA and acc-eq by item; mt-metrics-eval ``tasks.WMT25``).
+    ``uniform``: all equal. ``wmt22``: split evenly among the language pairs (pooled pairwise
+    accuracy counting as one), within each among the levels, then the groupings, then the
+    statistics (mt-metrics-eval's ``AssignWeights``, as its WMT22 notebook weighs the tasks).
+    ``wmt23``: pairwise accuracy (pooled over the language pairs) weighs as many as there are
+    language pairs, every other task 1 (WMT23, Freitag et al. 2023; with its four statistics
+    this is mt-metrics-eval's ``tasks.WMT23``). ``wmt24``, ``wmt25``: all equal, ``keys``
+    being their task set (per language pair SPA and acc-eq by item; ``tasks.WMT24``, ``WMT25``).
     """
+    if scheme == "wmt22":
+        from .metaeval.tasks import nested_weights
+
+        return nested_weights([_task_attributes(lp, parse_measure(name)) for lp, name in keys])
     raw = [float(n_lps) if scheme == "wmt23" and name == "sys-pa" else 1.0 for _, name in keys]
     total = sum(raw)
     return [w / total for w in raw]
+
+
+def _task_attributes(lp: str, measure: Measure) -> tuple:
+    """(language pair, level, grouping, statistic) of a task, as mt-metrics-eval's Task names them."""
+    level = "seg" if measure.level == "seg" else "sys"
+    return lp, level, measure.average_by or "none", measure.name.split("@")[0]
+
+
+def pair_rows(table: TableResult) -> list[dict]:
+    """One row per pair of metrics per task, then per pair of the average over tasks (lp ``all``,
+    statistic ``avg``): the better metric, the other, the difference of their values and the
+    permutation p-value of "metric is better than against" (with the trials it ran), in table
+    order — the numbers behind each task's clusters."""
+    rows = []
+    tasks = [(key, c) for key, c in table.results.items() if c is not None]
+    if table.average is not None:
+        tasks.append((("all", "avg"), table.average))
+    for (lp, statistic), comparison in tasks:
+        names, values = comparison.names, comparison.values
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                trials = int(comparison.trials[i, j])
+                rows.append({"lp": lp, "statistic": statistic, "metric": names[i], "against": names[j],
+                             "delta": float(values[i] - values[j]), "p_permutation": float(comparison.p[i, j]),
+                             "trials": trials or None})
+    return rows

@@ -136,7 +136,7 @@ def randomized_tukey_hsd(values, trials: int, seed: int, *, jobs: int | None = N
     counts = np.zeros(len(thresholds), dtype=np.int64)
     if len(thresholds) and trials:
         for part in map_units(range_counts, units, shared=(x, thresholds, seed), jobs=jobs, scheduler=scheduler,
-                              label="randomized Tukey HSD"):
+                              label="randomized Tukey HSD", sizes=[count for _, count in units]):
             counts += part
     p = np.full((m, m), np.nan)
     if trials:

@@ -5,7 +5,9 @@ A replicate draws the sampling units of a task with replacement (Efron & Tibshir
 statistics (a segment brings its cells of every system), systems for system-level
 ones (system-score correlations, pairwise accuracy, SPA). The interval at level L is
 the percentile interval: the (1 - L)/2 and (1 + L)/2 quantiles of the replicate
-values (numpy's type 7; :func:`rankeval_cli.stats.resample.percentile_interval`).
+values (numpy's type 7; :func:`rankeval_cli.stats.resample.percentile_interval`). System-level
+Pearson, Spearman and Kendall's tau-b take Fisher's z interval instead (:func:`fisher_z_interval`),
+which covers where the percentile interval of a correlation of few systems does not.
 
 Replicate r of a language pair draws its units from its own generator,
 ``executor.unit_seed(seed, ("bootstrap", lp, units, r))`` — so every metric and
@@ -25,6 +27,7 @@ replicate recomputes the statistic on the resampled matrix.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +58,35 @@ def percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarra
 
     bounds = [percentile_interval(values[:, k], level) for k in range(values.shape[1])]
     return np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+
+
+# System-level correlations: Fisher's z ------------------------------------------------------
+
+#: Var(atanh r) · (n - k) of each system-level correlation, and k: Pearson 1 / (n - 3) (Fisher
+#: 1921); Spearman (1 + r²/2) / (n - 3) (Bonett & Wright 2000); Kendall's tau-b 0.437 /
+#: (n - 4) (Fieller, Hartley & Pearson 1957).
+FISHER_Z = {"pearson": (lambda r: 1.0, 3), "spearman": (lambda r: 1.0 + r * r / 2, 3),
+            "kendall": (lambda r: 0.437, 4)}
+
+
+def fisher_z_interval(value: float, n: int, statistic: str, level: float) -> tuple[float, float]:
+    """tanh(atanh(r) ∓ z_{(1+L)/2} · se) of a correlation of n systems (:data:`FISHER_Z`);
+    (r, r) when |r| = 1, NaN when r is undefined or n is too small for the variance.
+
+    Chosen over percentile and BCa bootstrap intervals by a seeded simulation (bivariate normal
+    system scores, 10 and 30 systems): the bootstrap intervals of Pearson's r cover 91-92% at a
+    nominal 95%, these 94-96% for all three statistics (scripts/interval-coverage).
+    """
+    from scipy.stats import norm
+
+    variance, k = FISHER_Z[statistic]
+    if not math.isfinite(value) or n <= k:
+        return math.nan, math.nan
+    if abs(value) >= 1.0:
+        return value, value
+    half = float(norm.ppf((1 + level) / 2)) * math.sqrt(variance(value) / (n - k))
+    z = math.atanh(value)
+    return math.tanh(z - half), math.tanh(z + half)
 
 
 # Segment level: segments resampled --------------------------------------------------------
@@ -346,7 +378,8 @@ def run_jobs(jobs: list[Job], replicates: int, seed: int, *, workers: int | None
     what the command configured); the same for any number of workers."""
     units = [(k, s, min(s + UNIT_REPLICATES, replicates)) for k in range(len(jobs))
              for s in range(0, replicates, UNIT_REPLICATES)]
-    results = map_units(_unit, units, shared=(jobs, seed), jobs=workers, scheduler=scheduler, label="bootstrap")
+    results = map_units(_unit, units, shared=(jobs, seed), jobs=workers, scheduler=scheduler, label="bootstrap",
+                        sizes=[(e - s) * len(jobs[k].metrics) for k, s, e in units])
     out = [[] for _ in jobs]
     for (k, _, _), values in zip(units, results):
         out[k].append(values)

@@ -89,8 +89,9 @@ def parallel_tests(ranked: dict, permutations: int, seed: int, early_stop=None) 
     if not permutations:
         return {task: {} for task in ranked}
     work = units(ranked, planned_workers())
+    cost = {task: pair_cost(r) for task, r in ranked.items()}
     parts = map_units(_run_pairs, work, shared=(ranked, permutations, seed, early_stop),
-                      label="permutation tests")
+                      label="permutation tests", sizes=[sum(cost[task] for task, _, _ in unit) for unit in work])
     results: dict = {task: {} for task in ranked}
     for unit, part in zip(work, parts):
         for (task, i, j), res in zip(unit, part):

@@ -10,7 +10,13 @@ metric),
 
     p = #{r : f(m2_r) - f(m1_r) ≥ δ} / R
 
-is the p-value of "a is better than b" (no +1: mt-metrics-eval's convention).
+is the p-value of "a is better than b" (no +1: mt-metrics-eval's convention). A trial
+that ties δ counts: with few systems or discrete statistics (ranks, pair counts, SPA's
+p-values) many trials give a value of f(m2_r) - f(m1_r) exactly equal to δ, which two
+floating-point paths (δ from the metrics, the trial from the hybrids; or two hybrids with
+the same counts) round to neighbouring doubles. Every comparison with δ therefore allows
+:data:`TIE_TOLERANCE` (the statistics lie in [-1, 1], their rounding errors below 1e-12):
+a trial counts when f(m2_r) - f(m1_r) ≥ δ - 1e-9.
 
 The pairwise-comparison variant (mt-metrics-eval ``PairwisePermutationSigDiff``;
 used for tie-calibrated acc-eq in WMT23-25) swaps the outcome of each pair of
@@ -47,6 +53,13 @@ from .system import SpaSpec, as_lp_list
 CHUNK_VALUES = 1 << 22
 #: ``scores``: PERM-BOTH; ``pairs``: the pairwise-comparison test.
 PERM_TESTS = ("scores", "pairs")
+#: A trial's difference within this of δ ties δ and counts as "at least δ" (module docstring).
+TIE_TOLERANCE = 1e-9
+
+
+def reaches(trial_delta, delta: float):
+    """Whether trial differences are at least δ, ties (within :data:`TIE_TOLERANCE`) included."""
+    return trial_delta >= delta - TIE_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -113,7 +126,7 @@ def paired_permutation(stat, a, b, permutations: int = 1000, seed=12345, *, earl
         bits = rng.random_sample((step, len(ms1))) > 0.5
         c1, c2 = stat.hybrid_values(ms1, ms2, bits)
         draws.append(np.column_stack([c2, c1]))
-        large += int(np.sum(c2 - c1 >= delta))
+        large += int(np.sum(reaches(c2 - c1, delta)))
         done += step
         if early_stop and done % early_stop.block_size == 0:
             p = large / done
@@ -171,7 +184,7 @@ def _count_trials(c1, c2, delta, draws: list, large: int, done: int, early_stop)
     for r in range(len(c1)):
         done += 1
         draws.append((c2[r], c1[r]))
-        if c2[r] - c1[r] >= delta:
+        if reaches(c2[r] - c1[r], delta):
             large += 1
             if early_stop and done % early_stop.block_size == 0:
                 p = large / done

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import GROUPINGS
 from .cells import as_matrix
 from .compare import Comparison, assign_ranks, compare_metrics
-from .permutation import as_rng
+from .permutation import as_rng, reaches
 
 
 def wmt23_weights(n_lps: int) -> list[float]:
@@ -23,6 +24,29 @@ def wmt23_weights(n_lps: int) -> list[float]:
     (system Pearson, segment Pearson, segment acc-eq) weighted 1; normalized (mt-metrics-eval tasks.WMT23)."""
     w = [n_lps] + [1] * (3 * n_lps)
     return [x / sum(w) for x in w]
+
+
+def nested_weights(attributes: list[tuple], total: float = 1.0) -> list[float]:
+    """WMT22 task weights (mt-metrics-eval ``TaskSetResults.AssignWeights``): ``total`` split evenly
+    among the values of each task's first attribute (the language pair), each share split evenly
+    among the values of the next (level, grouping, statistic) within it, and so on; the tasks that
+    agree on every attribute share the last share equally."""
+    weights = [0.0] * len(attributes)
+
+    def assign(tasks, depth, share):
+        if depth == (len(attributes[0]) if attributes else 0):
+            for t in tasks:
+                weights[t] = share / len(tasks)
+            return
+        groups: dict = {}
+        for t in tasks:
+            groups.setdefault(attributes[t][depth], []).append(t)
+        for members in groups.values():
+            assign(members, depth + 1, share / len(groups))
+
+    if attributes:
+        assign(list(range(len(attributes))), 0, total)
+    return weights
 
 
 def uniform_weights(n_tasks: int) -> list[float]:
@@ -72,8 +96,8 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
 
     The p-value of "i better than j" is the share of trials where
     Σ_t w_t (hybrid_i - hybrid_j)_t / (hi_t - lo_t) ≥ the observed difference of
-    averages; a task with fewer trials (early stopping) repeats its trials
-    cyclically up to the longest.
+    averages (ties counted, as in :func:`.permutation.reaches`); a task with fewer trials (early
+    stopping) repeats its trials cyclically up to the longest.
     """
     weights = list(weights) if weights is not None else uniform_weights(len(results))
     avg = average_scores(results, weights)
@@ -93,7 +117,7 @@ def average_comparison(results: list[Comparison], weights=None, threshold: float
                 b, e = r.range
                 diff = w * (d[:, 0] - d[:, 1]) / (e - b)
                 null += np.tile(diff, int(np.ceil(longest / len(diff))))[:longest]
-            p[i, j] = np.mean(null >= avg[m1] - avg[m2])
+            p[i, j] = np.mean(reaches(null, avg[m1] - avg[m2]))
     return Comparison(names, np.array([avg[m] for m in names]), assign_ranks(p, threshold), p, draws,
                       np.zeros((n, n), np.int64), (0.0, 1.0))
 
@@ -107,9 +131,23 @@ class TaskSetResult:
     average: Comparison
 
 
+#: Per language pair, each year's tasks in mt-metrics-eval's order: (name, level, statistic, options).
+_CALIBRATED_ITEM = dict(average_by="item", calibrate=True)
+#: mt-metrics-eval's order of the groupings (average_by none, sys, item)
+_MTME_ORDER = {"none": 0, "system": 1, "item": 2}
+PER_LP_TASKS = {
+    22: [("sys pearson", "sys", "pearson", {}), ("sys kendall", "sys", "kendall", {}),
+         *((f"seg {stat} {g}", "seg", stat, dict(average_by=g)) for g in sorted(GROUPINGS, key=_MTME_ORDER.get)
+           for stat in ("pearson", "kendall"))],
+    23: [("sys pearson", "sys", "pearson", {}), ("seg pearson none", "seg", "pearson", dict(average_by="none")),
+         ("seg acc-eq calibrated item", "seg", "accuracy", _CALIBRATED_ITEM)],
+    24: [("sys spa", "spa", "spa", {}), ("seg acc-eq calibrated item", "seg", "accuracy", _CALIBRATED_ITEM)],
+}
+
+
 def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: int = 1000, seed=12345,
               early_stop=None, threshold: float = 0.05) -> TaskSetResult:
-    """Run the WMT23 or WMT24-25 metrics task set (mt-metrics-eval tasks.WMT23 / WMT24 / WMT25).
+    """Run a WMT22-25 metrics task set (mt-metrics-eval's WMT22 notebook, tasks.WMT23 / WMT24 / WMT25).
 
     ``seg[lp] = (human, {metric: scores})`` with (n_sys, n_seg) matrices; ``sys[lp]`` the same
     with system-score vectors (default: each system's mean over the segments with a human
@@ -117,6 +155,9 @@ def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: in
     e.g. corpus BLEU). Language pairs are taken in sorted order; metrics missing from a
     language pair are left out of that task and of the average.
 
+    * 22: global pairwise accuracy (with several language pairs), then per language pair system
+      Pearson and Kendall, segment Pearson and Kendall by none, system and item; weights
+      :func:`nested_weights` (language pair, level, grouping, statistic);
     * 23: global pairwise accuracy (weight L), then per language pair system Pearson,
       segment Pearson (no grouping) and tie-calibrated acc-eq by item (weight 1 each);
     * 24 (and 25): per language pair SPA and tie-calibrated acc-eq by item, equal weights.
@@ -124,41 +165,36 @@ def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: in
     One ``RandomState(seed)`` stream runs through all tasks in order, as a TaskSet run
     after ``np.random.seed(seed)``.
     """
-    if year not in (23, 24, 25, 2023, 2024, 2025):
-        raise ValueError("year must be 23, 24 or 25")
-    year = year % 100
+    if year not in (22, 23, 24, 25, 2022, 2023, 2024, 2025):
+        raise ValueError("year must be 22, 23, 24 or 25")
+    year = min(year % 100, 24)
     lps = sorted(seg)
-    rng = as_rng(seed)
-    common = dict(permutations=permutations, seed=rng, early_stop=early_stop, threshold=threshold)
-    if sys is None:
-        sys = {}
-        for lp in lps:
-            human, metrics = seg[lp]
-            h = as_matrix(human)
-            mask = ~np.isnan(h)
-            mean = lambda m: np.array([row[ok].mean() if ok.any() else np.nan  # noqa: E731
-                                       for row, ok in zip(as_matrix(m), mask)])
-            sys[lp] = (mean(h), {name: mean(m) for name, m in metrics.items()})
-    tasks = []
-    if year == 23:
-        shared = set.intersection(*(set(sys[lp][1]) for lp in lps)) if lps else set()
-        names = sorted(shared)
+    sys = sys if sys is not None else {lp: _system_means(*seg[lp]) for lp in lps}
+    common = dict(permutations=permutations, seed=as_rng(seed), early_stop=early_stop, threshold=threshold)
+    tasks, attributes = [], []
+    if year == 23 or (year == 22 and len(lps) > 1):
+        names = sorted(set.intersection(*(set(sys[lp][1]) for lp in lps))) if lps else []
         tasks.append((f"sys accuracy {','.join(lps)}", compare_metrics(
             [sys[lp][0] for lp in lps], {m: [sys[lp][1][m] for lp in lps] for m in names}, "accuracy",
             level="sys", **common)))
-        for lp in lps:
-            tasks.append((f"{lp} sys pearson", compare_metrics(sys[lp][0], sys[lp][1], "pearson", level="sys",
-                                                               **common)))
-            tasks.append((f"{lp} seg pearson none", compare_metrics(seg[lp][0], seg[lp][1], "pearson",
-                                                                    average_by="none", **common)))
-            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
-                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
-        weights = wmt23_weights(len(lps))
-    else:
-        for lp in lps:
-            tasks.append((f"{lp} sys spa", compare_metrics(seg[lp][0], seg[lp][1], "spa", level="sys", **common)))
-            tasks.append((f"{lp} seg acc-eq calibrated item", compare_metrics(
-                seg[lp][0], seg[lp][1], "accuracy", average_by="item", calibrate=True, **common)))
-        weights = uniform_weights(len(tasks))
+        attributes.append((",".join(lps), "sys", "none", "accuracy"))
+    for lp in lps:
+        for name, level, statistic, options in PER_LP_TASKS[year]:
+            human, metrics = sys[lp] if level == "sys" else seg[lp]
+            tasks.append((f"{lp} {name}", compare_metrics(human, metrics, statistic, level=level.replace("spa", "sys"),
+                                                          **options, **common)))
+            attributes.append((lp, "seg" if level == "seg" else "sys", options.get("average_by", "none"), statistic))
+    weights = {22: lambda: nested_weights(attributes), 23: lambda: wmt23_weights(len(lps)),
+               24: lambda: uniform_weights(len(tasks))}[year]()
     results = [r for _, r in tasks]
     return TaskSetResult(tasks, weights, average_comparison(results, weights, threshold))
+
+
+def _system_means(human, metrics) -> tuple:
+    """Each system's mean over the segments with a human score, for the humans and every metric."""
+    mask = ~np.isnan(as_matrix(human))
+
+    def mean(m):
+        return np.array([row[ok].mean() if ok.any() else np.nan for row, ok in zip(as_matrix(m), mask)])
+
+    return mean(human), {name: mean(m) for name, m in metrics.items()}
