@@ -112,18 +112,21 @@ def code_qrels(stacked: Stacked, qrels) -> tuple:
     return code[q_code.reshape(-1)], doc, grades.astype(np.int64)
 
 
-def fuse_stacked(stacked: Stacked, fusion: Fusion, qrels=None):
-    """(query code, doc code, rank, fused score) per fused row, sorted by (query, score desc, doc desc)."""
+def fuse_stacked(stacked: Stacked, fusion: Fusion, qrels=None, model=None):
+    """(query code, doc code, rank, fused score) per fused row, sorted by (query, score desc, doc desc).
+    A learning method estimates its model from ``qrels`` (coded as :func:`code_qrels` codes
+    them), or is given it (``model``: estimated once for several stacks)."""
     from . import training
 
-    fusion = fusion.checked(stacked.n_runs, qrels is not None)
+    fusion = fusion.checked(stacked.n_runs, qrels is not None or model is not None)
     method = METHODS[fusion.method]
     lists = Lists.of(stacked)
     lists.params = fusion.params
     if fusion.weights is not None:
         lists.weights = np.asarray(fusion.weights, dtype=np.float64)
     if method.train is not None:
-        lists.model = method.train(lists, training.judge(lists, qrels), fusion.params)
+        lists.model = model if model is not None else method.train(lists, training.judge(lists, qrels),
+                                                                   fusion.params)
     if method.reads_scores:
         lists = normalize(lists, stacked.score, fusion.normalization)
     scores = method.kernel(lists, fusion.params)
@@ -131,8 +134,11 @@ def fuse_stacked(stacked: Stacked, fusion: Fusion, qrels=None):
 
 
 def ranked(cand_query: np.ndarray, cand_doc: np.ndarray, scores: np.ndarray, depth: int | None = None):
-    """Candidates sorted by (query, score desc, doc desc), ranked 1..n per query, the first ``depth`` kept."""
-    order = np.lexsort((-cand_doc, -scores, cand_query))
+    """Candidates (given in (query, doc) order) sorted by (query, score desc, doc desc), ranked
+    1..n per query, the first ``depth`` kept."""
+    from .grouping import by_score
+
+    order = by_score(cand_query, scores, int(cand_query[-1]) + 1 if len(cand_query) else 0)
     q, d, s = cand_query[order], cand_doc[order], scores[order]
     edges = bounds(q)
     sizes = np.diff(edges)
@@ -145,27 +151,24 @@ def ranked(cand_query: np.ndarray, cand_doc: np.ndarray, scores: np.ndarray, dep
 
 def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: str = DEFAULT_NORMALIZATION,
                k: float = DEFAULT_RRF_K, depth: int | None = None, *, train_qrels=None, report=None) -> Fused:
-    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`). Query ids
-    and docnos are fused as integer codes in the ids' byte order, so that no id is held at
-    the width of the longest; the fused run's ``query`` is an object array of ``str``, its
-    ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds` column. ``train_qrels`` is a
-    qrels file (:func:`~rankeval_cli.formats.trec.read_qrels`) for the methods that learn;
-    ``report`` receives a note on what they were trained on."""
-    from .files import locate_repeat, read_stacked
-    from .lists import Repeated
+    """Fuse TREC run files (read as :func:`rankeval_cli.formats.trec.read_run` reads them), a
+    block of queries at a time (:func:`.files.fused_blocks`); the fused run's ``query`` is an
+    object array of ``str``, its ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds`
+    column. ``train_qrels`` is a qrels file (:func:`~rankeval_cli.formats.trec.read_qrels`)
+    for the methods that learn; ``report`` receives a note on what they were trained on."""
+    from ...formats.byteids import ByteIds
+    from .blocks import NotByQuery
+    from .files import fused_blocks
 
     if isinstance(fusion, str):
         fusion = Fusion(fusion, normalization, {"k": k} if fusion == "rrf" else {}, None, depth)
-    stacked, qids, docs, qrels = read_stacked(sources, train_qrels)
-    if qrels is not None and report is not None:
-        topics, fused = np.unique(qrels[0]), np.unique(stacked.query)
-        inside = int(np.isin(topics, fused).sum())
-        report(f"{fusion.method}: trained on the {len(topics)} topics of {train_qrels}; {inside} of the "
-               f"{len(fused)} fused queries are among them (fused in sample)")
+    sources = list(sources)
     try:
-        q, d, rank, s = fuse_stacked(stacked, fusion, qrels)
-    except Repeated as exc:
-        locate_repeat(list(sources), exc)
-        raise
-    names = np.array(qids, dtype=object)[stacked.queries[q]] if len(qids) else np.zeros(0, dtype=object)
-    return Fused(names, docs.take(stacked.docs[d]), rank, s)
+        blocks = list(fused_blocks(sources, fusion, train_qrels, report))
+    except NotByQuery:
+        blocks = list(fused_blocks(sources, fusion, train_qrels, report, whole=True))
+    query = np.concatenate([b.query for b in blocks]) if blocks else np.zeros(0, "S1")
+    return Fused(np.array([q.decode("utf-8") for q in query.tolist()], dtype=object), ByteIds.concat(
+        [b.doc for b in blocks]) if blocks else ByteIds.from_list([]),
+        np.concatenate([b.rank for b in blocks]) if blocks else np.zeros(0, np.int64),
+        np.concatenate([b.score for b in blocks]) if blocks else np.zeros(0))
