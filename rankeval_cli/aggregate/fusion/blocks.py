@@ -21,7 +21,7 @@ import numpy as np
 #: rows of all runs per block (a block may hold more: whole queries, and what one read adds)
 BLOCK_ROWS = 1 << 18
 #: bytes of a run file read at once
-PART_BYTES = 1 << 20
+PART_BYTES = 1 << 19
 
 
 @dataclass
@@ -33,6 +33,7 @@ class Part:
     score: np.ndarray  # float64
     lines: object  # LineMap, or the int64 line of every row
     source: str
+    tag: str = ""  # the tag of the run's first line
 
     def line(self, row: int) -> int:
         return int(self.lines[row]) if isinstance(self.lines, np.ndarray) else self.lines.line(row)
@@ -112,6 +113,7 @@ class _Cursor:
         self.starts: list = []  # its first pending row
         self.ended = False
         self.last_name = None  # the query of the last row read
+        self.tag = ""  # the run's first tag
 
     @property
     def n_rows(self) -> int:
@@ -130,7 +132,9 @@ class _Cursor:
         if item is None:
             self.ended = True
             return
-        lines, _, _, qid, docno, score = item
+        lines, first_tag, _, qid, docno, score = item
+        if self.last_name is None:
+            self.tag = first_tag
         heads = np.flatnonzero(np.r_[True, ~qid.adjacent_same()])
         names = [q.decode("utf-8") for q in qid.take(heads).tolist()]
         first = 1 if names[0] == self.last_name else 0
@@ -198,8 +202,7 @@ def _merged(cursors, block_rows: int):
             taken = [c.take(cut) for c in cursors]
             names = sorted({q for qs, _, _ in taken for q in qs})
             if names:
-                yield Block(names, [_part(c.source, names, qs, sizes, rows) for c, (qs, sizes, rows) in
-                                    zip(cursors, taken)])
+                yield Block(names, [_part(c, names, qs, sizes, rows) for c, (qs, sizes, rows) in zip(cursors, taken)])
             if cut == bound:
                 break
         if bound is None:
@@ -223,15 +226,26 @@ def _cut(cursors, bound, block_rows: int):
     return bound
 
 
-def _part(source, names, qs, sizes, rows) -> Part:
+def _part(cursor: _Cursor, names, qs, sizes, rows) -> Part:
     from ...formats.byteids import ByteIds
     from ...formats.trec_fields import LineMap
 
     if rows is None:
-        return Part(np.zeros(0, np.int64), ByteIds.from_list([]), np.zeros(0), LineMap.consecutive(0, 0), source)
+        return Part(np.zeros(0, np.int64), ByteIds.from_list([]), np.zeros(0), LineMap.consecutive(0, 0),
+                    cursor.source, cursor.tag)
     index = {q: i for i, q in enumerate(names)}
     query = np.repeat(np.array([index[q] for q in qs], dtype=np.int64), sizes)
-    return Part(query, *rows, source)
+    return Part(query, *rows, cursor.source, cursor.tag)
+
+
+def query_blocks(sources, whole: bool = False):
+    """The blocks of the runs: read side by side (:func:`streamed`) unless ``whole`` or a source
+    is not a regular file (then :class:`WholeRuns`)."""
+    from ...textio import is_regular_file
+
+    if whole or not all(map(is_regular_file, sources)):
+        return WholeRuns(sources).blocks()
+    return streamed(sources)
 
 
 class WholeRuns:
@@ -277,7 +291,7 @@ class WholeRuns:
                 run.lines.slice(int(offsets[lo]), int(offsets[hi]))
             parts.append(Part(query, run.docno.take(rows) if order is not None or keep is not None
                               else run.docno.slice(int(offsets[lo]), int(offsets[hi])),
-                              run.score[rows], lines, run.source))
+                              run.score[rows], lines, run.source, run.tag))
         return Block(self.names[lo:hi], parts)
 
     def _line_array(self, r: int) -> np.ndarray:

@@ -24,19 +24,16 @@ def fused_blocks(sources, fusion, train_qrels=None, report=None, whole: bool = F
     be wrong) when a run read side by side turns out not to be in query order: call again
     with ``whole``. ``report`` receives a note on what a learning method was trained on.
     """
-    from ...textio import is_regular_file
     from . import METHODS
-    from .blocks import WholeRuns, streamed
+    from .blocks import WholeRuns, query_blocks
 
-    method = METHODS[fusion.method]
     model = None
-    if whole or method.train is not None or not all(map(is_regular_file, sources)):
+    if METHODS[fusion.method].train is not None:
         runs = WholeRuns(sources)
-        if method.train is not None:
-            model = train(runs, train_qrels, fusion, report)
+        model = train(runs, train_qrels, fusion, report)
         blocks = runs.blocks()
     else:
-        blocks = streamed(sources)
+        blocks = query_blocks(sources, whole)
     for block in blocks:
         yield fuse_block(block, fusion, model)
 
@@ -49,7 +46,7 @@ def fuse_block(block, fusion, model=None):
         stacked, docs, _ = stack_block(block)
         q, d, rank, s = fuse_stacked(stacked, fusion, model=model)
     except Repeated as exc:
-        raise _repeat_error(block, exc.run) from None
+        raise repeat_error(block, exc.run) from None
     names = np.array([n.encode("utf-8") for n in block.names], dtype=bytes) if block.names else np.zeros(0, "S1")
     return Fused(names[q], docs.take(d), rank, s)
 
@@ -72,15 +69,16 @@ def stack_block(block, extra=None) -> tuple:
     return stack_codes(triples, len(block.names), len(docs)), docs, code[at:]
 
 
-def _candidates(block):
-    """:func:`stack_block` with the docnos coded by candidate (:func:`.grouping.candidates`),
-    or None where that does not apply."""
+def block_candidates(block):
+    """(the docnos of the block, each row's candidate, each candidate's query, a row of each
+    candidate) by :func:`.grouping.candidates` (rows: the parts one after another), or None
+    where that does not apply; :class:`.lists.Repeated` for a document twice in a run's query."""
     from ...formats.byteids import ByteIds
     from .grouping import candidates
 
     ids = ByteIds.concat([p.docno for p in block.parts])
     sizes = [len(p.score) for p in block.parts]
-    query = np.concatenate([p.query for p in block.parts])
+    query = np.concatenate([p.query for p in block.parts]) if block.parts else np.zeros(0, np.int64)
     run = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     found = candidates(query, ids, run)
     if found is None:
@@ -88,6 +86,16 @@ def _candidates(block):
     cand, cand_query, first, repeat = found
     if repeat >= 0:
         raise Repeated(int(run[repeat]), block.names[int(query[repeat])], ids[repeat])
+    return ids, cand, cand_query, first
+
+
+def _candidates(block):
+    """:func:`stack_block` with the docnos coded by candidate, or None where that does not apply."""
+    found = block_candidates(block)
+    if found is None:
+        return None
+    ids, cand, cand_query, first = found
+    sizes = [len(p.score) for p in block.parts]
     triples, at = [], 0
     for part, size in zip(block.parts, sizes):
         triples.append((part.query, cand[at:at + size], part.score))
@@ -142,7 +150,7 @@ def train(runs, train_qrels, fusion, report=None):
                                         fusion.params)
 
 
-def _repeat_error(block, run: int):
+def repeat_error(block, run: int):
     """The DataError of the first line (in the file) of run ``run`` that repeats a document
     of its query, among the block's queries."""
     from ...errors import DataError
