@@ -180,6 +180,28 @@ def test_a_document_twice_in_a_later_block_is_an_error_at_its_line(tmp_path):
     lines.insert(33, "q07 Q0 d2 9 0.5 r\n")  # after q07's d1..d4: line 34
     path = tmp_path / "dup.trec"
     path.write_text("".join(lines))
-    result = CliRunner().invoke(main, ["aggregate", "--method", "rrf", str(RANX_RUNS[0]), str(path)])
-    assert result.exit_code == 1
-    assert "dup.trec:34: document 'd2' listed twice for query 'q07'" in result.output
+    for command in (["aggregate", "--method", "rrf"], ["agree"]):
+        result = CliRunner().invoke(main, [*command, str(RANX_RUNS[0]), str(path)])
+        assert result.exit_code == 1
+        assert "dup.trec:34: document 'd2' listed twice for query 'q07'" in result.output, command
+
+
+def test_agreement_by_blocks_equals_reading_the_runs_whole(tmp_path, random_files):
+    """rankeval agree's per-query values, its runs read by blocks (side by side, or whole after
+    meeting a run out of query order), equal those of the runs read whole at once."""
+    from dataclasses import replace
+
+    from rankeval_cli.agreement.runs import AgreementSettings, compare, pair_queries, per_query, read_runs
+
+    settings = AgreementSettings(p=0.8, depth=12)
+    runs, qids = read_runs(random_files[0])
+    for paths in (random_files[0], numeric_order(random_files[0], tmp_path)):
+        names, pairs = compare(paths, settings)
+        assert names == ["r0", "r1", "r2", "r3"] and len(pairs) == 12
+        for (i, j), pair in pairs.items():
+            queries = pair_queries(runs[i], runs[j])
+            expected = per_query(runs[i], runs[j], queries, settings if i < j else replace(settings, measures=("tau-ap",)))
+            assert pair.queries == [qids[q] for q in queries]
+            assert pair.values.keys() == expected.keys()
+            for name, values in expected.items():
+                np.testing.assert_array_equal(pair.values[name], values, err_msg=name)
