@@ -17,25 +17,27 @@ from .helpformat import short_help
 
 #: name -> one-line help (at most 56 characters: one line of ``rankeval --help``).
 COMMANDS = {
-    "convert": "Read WMT, DA, MQM, JCML, LETOR, TREC files as a stream.",
+    "convert": "WMT, DA, MQM, JCML, LETOR, TREC files as a stream.",
     "normalize": "Rewrite gold/pred values as ranks with a tie mode.",
-    "tau": "Kendall's tau variants (WMT, RankEval), micro and macro.",
+    "tau": "Kendall's tau (WMT, RankEval variants): micro, macro",
     "mrr": "Mean reciprocal rank (TREC runs with --qrels).",
     "ndcg": "NDCG@k (TREC runs with --qrels).",
     "err": "Expected reciprocal rank at k (TREC runs with --qrels).",
     "rankdcg": "rankDCG (Katerenchuk & Rosenberg 2016).",
     "report": "Every measure at once; trec_eval's with --qrels.",
-    "aggregate": "One system ranking from many (WMT, TrueSkill); fusion.",
+    "aggregate": "One system ranking of many (WMT, TrueSkill); fusion.",
     "borda": "Borda count over rankings.",
     "correlate": "Correlation of the gold and pred system rankings.",
     "compare": "Paired significance tests of two or more systems.",
+    "judges": "Candidate qrels (LLM, crowd) against reference qrels.",
     "agree": "Agreement between runs: RBO with ties, tau, overlap.",
     "repro": "Reproducibility of runs: KTU, RBO, RMSE, ER, DeltaRI.",
     "power": "Topic set size and power of a comparison.",
-    "trec_eval": "trec_eval 10.0's command line and output, byte for byte.",
+    "trec_eval": "trec_eval 10.0's options and output, byte for byte.",
     "trec-eval": "The same as trec_eval.",
     "plot": "Figures: rankings, metric vs human, distributions.",
     "meta-eval": "The WMT22-24 metrics table (MQM, mt-metrics-eval).",
+    "spans": "MQM/ESA error spans: scores, span F1 meta-evaluation.",
     "learn": "Train, apply, cross-validate rankers; BLEU features.",
     "table": "Summaries gathered into a Markdown or LaTeX table.",
     "completion": "The shell-completion script for bash, zsh or fish.",
@@ -48,7 +50,7 @@ TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
     ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
-    ("Meta-evaluation of MT metrics", ("meta-eval",)),
+    ("Meta-evaluation (MT metrics, relevance judges)", (("meta-eval", "judges", "spans"),)),
     ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
     ("Tables & figures", (("table", "plot"),)),
@@ -57,9 +59,10 @@ TASKS = (
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("agree", "repro"): "Runs: agreement (RBO, tau), reproducibility.",
                 ("compare", "power"): "Paired tests of systems; topic set size, power.",
-                ("trec_eval", "trec-eval"): "trec_eval 10.0's command line and output, byte for byte.",
-                ("aggregate", "borda"): "One system ranking from many (WMT, TrueSkill); fusion.",
-                ("table", "plot"): "Markdown/LaTeX tables of summaries; figures."}
+                ("trec_eval", "trec-eval"): "trec_eval 10.0's options and output, byte for byte.",
+                ("aggregate", "borda"): "One system ranking of many (WMT, TrueSkill); fusion.",
+                ("table", "plot"): "Markdown/LaTeX tables of summaries; figures.",
+                ("meta-eval", "judges", "spans"): "WMT metrics table; judges (qrels); MQM/ESA spans."}
 
 
 HELP_NAMES = ["-h", "--help"]

@@ -50,6 +50,13 @@ TABLE_FORMATS = ("markdown", "latex")
 TABLE_DIGITS = 4
 
 
+def _fractional(value) -> bool:
+    """A finite float with a fractional part (numpy scalars included)."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict)):
+        value = value.item()
+    return isinstance(value, float) and math.isfinite(value) and not value.is_integer()
+
+
 class RecordWriter:
     """Writes records to a text stream as TSV (header once), JSON lines, or a Markdown or LaTeX table.
 
@@ -66,6 +73,7 @@ class RecordWriter:
         self.explicit_digits = digits
         self.digits = TABLE_DIGITS if digits is None and fmt in TABLE_FORMATS else digits
         self.rows: list[dict] = []
+        self._fractional: set = set()  # columns holding a fraction (set by close)
 
     def __enter__(self):
         return self
@@ -107,6 +115,7 @@ class RecordWriter:
         if self.fmt in TABLE_FORMATS and self.rows:
             from .table_writers import latex_table, markdown_table, paper_columns, signature_note
 
+            self._fractional = {c for row in self.rows for c, v in row.items() if _fractional(v)}
             columns, cells = paper_columns(self.rows, self._cell, self._p_cell)
             table = markdown_table if self.fmt == "markdown" else latex_table
             self.out.write(table(columns, cells))
@@ -132,10 +141,13 @@ class RecordWriter:
             return round(value, self.digits)
         return value
 
-    def _cell(self, value) -> str:
+    def _cell(self, value, column: str | None = None) -> str:
+        """A value as text: floats with the table's decimals, whole floats as integers unless their
+        column holds fractions too (then ``0.000``, not ``0`` beside ``0.005``)."""
         if hasattr(value, "item") and not isinstance(value, (list, dict)):
             value = value.item()
-        if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+        if isinstance(value, float) and math.isfinite(value) and (
+                not value.is_integer() or column in self._fractional):
             return f"{value:.{self.digits}f}"
         if isinstance(value, float) and math.isnan(value):
             return "–"

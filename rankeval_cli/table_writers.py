@@ -77,7 +77,7 @@ def paper_columns(rows: list[dict], cell, p_cell) -> tuple[list[str], list[list[
     ``X_ci_low`` and ``X_ci_high`` (``X`` empty, ``micro``, ``delta``, ...) become one
     column ``X 95% CI`` (the level from the signature's ``ci:``) holding ``[low, high]``;
     p-value columns (``p_*``) and the value of a p-value row (``measure`` ``tau_p`` or
-    ``p_*``) are written by ``p_cell``, the rest by ``cell``.
+    ``p_*``) are written by ``p_cell(value)``, the rest by ``cell(value, column)``.
     """
     names = [c for c in dict.fromkeys(c for row in rows for c in row) if c not in _LEFT_OUT]
     level = _ci_level(rows)
@@ -89,14 +89,14 @@ def paper_columns(rows: list[dict], cell, p_cell) -> tuple[list[str], list[list[
             low, high = name, name[:-3] + "high"
             prefix = name[: -len("ci_low")].rstrip("_")
             columns.append(f"{prefix} {level}".strip())
-            makers.append(lambda row, low=low, high=high: _interval(cell(row.get(low)), cell(row.get(high))))
+            makers.append(lambda row, low=low, high=high: _interval(cell(row.get(low), low), cell(row.get(high), high)))
         elif name.startswith("p_") or name == "p":
             columns.append(name)
             makers.append(lambda row, name=name: p_cell(row.get(name)))
         else:
             columns.append(name)
-            makers.append(lambda row, name=name: (p_cell if name == "value" and _is_p(row.get("measure"))
-                                                  else cell)(row.get(name)))
+            makers.append(lambda row, name=name: p_cell(row.get(name)) if name == "value" and _is_p(row.get("measure"))
+                          else cell(row.get(name), name))
     return columns, [[make(row) for make in makers] for row in rows]
 
 

@@ -741,7 +741,7 @@ def test_wmt_task_sets():
 # The rooms of the package ---------------------------------------------------------------
 
 ROOMS = ["cells", "calibration", "segment", "signflip", "system", "hybrids", "permutation", "williams", "intervals", "compare",
-         "pair_units", "tasks"]
+         "pair_units", "tasks", "spans", "span_table"]
 
 
 def test_rooms_import_one_way():

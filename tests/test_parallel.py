@@ -50,10 +50,15 @@ CASES = {
 TRUESKILL = ["aggregate", "--method", "trueskill", "--bootstrap", "120", "--by", "lp"]
 TREC = Path(__file__).resolve().parents[1] / "examples" / "trec"
 RUNS = [str(TREC / "bm25.run"), str(TREC / "dense.run")]
+JUDGES = Path(__file__).resolve().parents[1] / "examples" / "judges"
 #: commands over several TREC run files: one run per work unit, the qrels read once
 RUN_CASES = {
     ("trec_eval",): ["-q", "-m", "all_trec", str(TREC / "qrels.txt"), *RUNS],
     ("report",): ["--qrels", str(TREC / "qrels.txt"), *RUNS],
+    # run files are units, and so are ranges of the bootstrap replicates over topics
+    ("judges",): ["--qrels", str(JUDGES / "reference.qrels"), f"--candidate={JUDGES / 'careful.qrels'}",
+                  f"--candidate={JUDGES / 'random.qrels'}", "--bootstrap", "200",
+                  *sorted(str(p) for p in (JUDGES / "runs").glob("sys0*.run"))],
 }
 EXCERPT = TEST_DATA / "wmt20-mqm-excerpt"
 #: meta-eval from score files: one file per work unit (its notes printed in file order), then the pairs

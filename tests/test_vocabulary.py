@@ -212,6 +212,10 @@ OUTPUT_RUNS = {
     "learn features": [["--no-bleu", "--intra-set", "tgt@unk", JCML]],
     "learn predict": [["--model", "{model}", JCML]],
     "table": [["{summary}"]],
+    "spans score": [[str(ROOT / "tests" / "data" / "spans" / "mqm_ted_ende.excerpt.tsv")]],
+    "spans eval": [["--gold", str(ROOT / "tests" / "data" / "spans" / "synthetic-gold.wmt25.tsv"),
+                    str(ROOT / "tests" / "data" / "spans" / "synthetic-pred-near.wmt25.tsv"), "--permutations", "20"]],
+    "judges": [["--qrels", QRELS, "--candidate", QRELS, *FEW, "--per-group", RUN, RUN2]],
 }
 #: the input of a run when it is not TSV above
 JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
@@ -221,7 +225,7 @@ JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
 INPUTS = {("aggregate", "--method", "z-score"): JUDGMENTS}
 #: commands that write no records: a model file, a figure, a shell script, a group's help, and
 #: trec_eval's own output format (byte for byte, its names).
-NO_RECORDS = {"learn train", "plot", "completion", "learn", "trec_eval", "trec-eval"}
+NO_RECORDS = {"learn train", "plot", "completion", "learn", "spans", "trec_eval", "trec-eval"}
 #: commands whose output is a stream of groups (checked for the canonical head only).
 STREAMS = {"convert", "normalize", "learn cv", "learn features", "learn predict"}
 

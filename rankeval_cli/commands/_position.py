@@ -9,6 +9,7 @@ import io
 
 import click
 
+from ..messages import quiet
 from . import _common
 
 TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
@@ -84,11 +85,14 @@ def group_records(batch, prep, columns: dict) -> list[dict]:
 
 
 def write_summary(out, records: list[dict], output_format: str, per_group: bool, rows_out=None) -> None:
-    """Summary records to the output, or to stderr after the per-group rows (``rows_out``, closed here)."""
+    """Summary records to the output, or to stderr after the per-group rows (``rows_out``, closed here;
+    the summary on stderr is a note: ``rankeval -q`` leaves it out)."""
     if per_group:
         if rows_out is not None:
             rows_out.close()
         out.flush()
+        if quiet():
+            return
         text = io.StringIO()
         with _common.record_writer(text, output_format) as writer:
             writer.write_many(records)

@@ -124,9 +124,15 @@ def _settings(method, options):
     return dict(p.split(":", 1) for p in parts if not p.startswith("column:"))
 
 
-def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options, keep_groups=False):
+#: stream columns that tell parts a system ranking should not pool silently (``pooled`` of _from_groups)
+PARTITION_COLUMNS = ("lp", "testset")
+
+
+def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options, keep_groups=False,
+                 pooled=None):
     """Gold and pred system scores per partition, the segment-level accumulators, and the
-    pair counters ({(key, column): PairCounter}, holding each group's counts with ``keep_groups``)."""
+    pair counters ({(key, column): PairCounter}, holding each group's counts with ``keep_groups``).
+    ``pooled``, a dict, receives the values of each :data:`PARTITION_COLUMNS` column not in ``by``."""
     from ..aggregate.correlate import SegmentSpearman
     from ..partition import Partitioner
 
@@ -140,6 +146,10 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
 
     def tee(batches):
         for batch in batches:
+            if pooled is not None:
+                for column in PARTITION_COLUMNS:
+                    if column in batch.extra and column not in by:
+                        pooled.setdefault(column, set()).update(batch.extra[column].tolist())
             for key, part in partitioner.split(batch):
                 seg = segments.get(key)
                 if seg is None:

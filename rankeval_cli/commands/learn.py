@@ -6,9 +6,9 @@ A click group whose subcommands load lazily from their own modules
 
 from __future__ import annotations
 
-import importlib
-
 import click
+
+from ._groups import lazy_group
 
 #: subcommand -> (module, one-line help); a new subcommand is one line here.
 SUBCOMMANDS = {
@@ -19,23 +19,7 @@ SUBCOMMANDS = {
 }
 
 
-class LazyLearnGroup(click.Group):
-    def list_commands(self, ctx):
-        return list(SUBCOMMANDS)
-
-    def get_command(self, ctx, name):
-        if name not in SUBCOMMANDS:
-            return None
-        from ..helpformat import short_help
-
-        return short_help(importlib.import_module(f"rankeval_cli.commands.{SUBCOMMANDS[name][0]}").command)
-
-    def format_commands(self, ctx, formatter):
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)])
-
-
-@click.group(name="learn", cls=LazyLearnGroup)
+@click.group(name="learn", cls=lazy_group(SUBCOMMANDS))
 def command():
     """Learn rankers from feature columns; score with them; cross-validate.
 

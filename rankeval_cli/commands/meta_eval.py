@@ -44,7 +44,7 @@ def _complete_measure(ctx, param, incomplete):
                    "Language pairs to evaluate, repeatable [default: every one with human scores]; also the "
                    "language pair of a human file whose name does not tell it.")
 @click.option("--refset", default=None, metavar="NAME",
-              help="The reference the metrics use [default: as the test set]\f"
+              help="Metrics' reference [default: the test set's]\f"
                    "The reference the metrics use [default: the one named like the test set (WMT files); the "
                    "only one used (--mtme)]. Metrics scored against other references are left out.")
 @click.option("--include-human", is_flag=True,
@@ -106,12 +106,17 @@ def _complete_measure(ctx, param, incomplete):
                    "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
 @click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
+@click.option("--system-scores", "system_scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the system scores (plot scatter)\f"
+                   "Also write every language pair's system scores here (lp metric system human value "
+                   "sys_scores; TSV, JSON lines for a .jsonl name), the scores the system-level statistics were "
+                   "computed on: rankeval plot scatter draws them with the table's correlations.")
 @_common.jobs_options
 @_common.output_options(formats=_common.SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, output, output_format):
+            seed, system_scores, output, output_format):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -172,8 +177,18 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
     records = _records(tables, chosen, options, sig, ci, replicates)
+    if system_scores:
+        _write_system_scores(system_scores, tables)
     with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
         writer.write_many(records)
+
+
+def _write_system_scores(path, tables) -> None:
+    from ..formats.sysseg import system_score_records
+
+    fmt = "jsonl" if str(path).endswith((".jsonl", ".json")) else "tsv"
+    with _common.output_stream(path) as out, _common.record_writer(out, fmt) as writer:
+        writer.write_many(system_score_records(tables))
 
 
 def _check_wmt25(measures, epsilon) -> None:
@@ -223,6 +238,10 @@ def _records(tables, measures, options, sig, ci, replicates):
 
     with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
         table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
+    from ..stats.table_notes import left_out, segment_means
+
+    for note in [*segment_means(tables, measures), *left_out(table, tables)]:
+        _common.warn(note)
     results, average, intervals = table.results, table.average, table.intervals
     avg = _lookup(average)
     rows = []

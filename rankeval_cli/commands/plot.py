@@ -9,7 +9,7 @@ import click
 from . import _common
 from .aggregate import METHOD_NAMES, method_options, ranking_options
 
-KINDS = ("ranking", "scatter", "distribution")
+KINDS = ("ranking", "scatter", "distribution", "bars", "significance", "confusion")
 SUFFIXES = ("png", "svg", "pdf")
 
 
@@ -25,7 +25,7 @@ def _split_commas(ctx, param, value):
 
 
 @click.command(name="plot")
-@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("kind", type=click.Choice(KINDS), metavar="KIND")
 @_common.input_options
 @click.option("-o", "--output", required=True, metavar="FIGURE", type=click.Path(dir_okay=False),
               callback=_figure_path,
@@ -34,7 +34,7 @@ def _split_commas(ctx, param, value):
 @click.option("--aggregates", is_flag=True,
               help="scatter: FILES are aggregate tables\f" "scatter: FILES are aggregate tables, two with a value column each (x = human first, "
                    "y = metric second) or one with gold_value and pred_value (--column both).")
-@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical"), default="expected-wins",
+@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical_pairwise"), default="expected-wins",
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
               help="scatter: aggregation method [default: expected-wins]\f" "scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
@@ -44,6 +44,14 @@ def _split_commas(ctx, param, value):
               metavar="NAME", callback=_split_commas,
               help="distribution: the column(s) to draw\f" "distribution: the per-group column(s) to draw (repeatable, or a comma list); default: "
                    "the one measure column of each file (tau, mrr, ndcg, err, rankdcg, ...).")
+@click.option("--metric", "metrics", multiple=True, metavar="NAME", callback=_split_commas,
+              help="scatter: the metrics of meta-eval scores\f"
+                   "scatter of meta-eval --system-scores output: the metrics to draw (repeatable, or a comma "
+                   "list) [default: every one].")
+@click.option("--lp", "lps", multiple=True, metavar="XX-YY", callback=_split_commas,
+              help="bars, significance: language pairs\f"
+                   "bars, significance: the language pairs to draw, one panel each (repeatable, or a comma list) [default: "
+                   "every one the statistic has a value for; lp all for the average].")
 @click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
               help="distribution: box or violin [default: box]\f" "distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
@@ -63,11 +71,11 @@ def _split_commas(ctx, param, value):
 @click.pass_context
 @_common.handle_errors
 def command(ctx, kind, files, input_format, exclude_systems, output, aggregates, method, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, style,
-            labels, title, rename, keep_ids, dpi):
-    """Draw a figure for a paper: system rankings with rank ranges (KIND
-    ranking), metric versus human system scores (scatter), or a per-group
-    measure's distribution (distribution). PNG, SVG or PDF by the suffix of -o.
+            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, metrics, lps,
+            style, labels, title, rename, keep_ids, dpi):
+    """Draw a figure for a paper: system rankings (KIND ranking), metric vs
+    human system scores (scatter), a per-group measure (distribution), a
+    meta-eval table as ranked bars (bars) or pairwise p-values (significance).
 
     \b
     KIND is one of:
@@ -81,10 +89,25 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
                     stream with gold and pred (aggregated twice with
                     --method), or --aggregates TABLE(S). --by: one panel per
                     value.
+                    From meta-eval --system-scores FILE: one panel per
+                    language pair and metric (--metric), the legend's r and
+                    pairwise accuracy those of the meta-eval table.
+      confusion     a `judges` table: per candidate its confusion counts
+                    against the reference (heatmap), kappa in the title;
+                    scatter of a judges table: each system's value under
+                    the reference (x) and a candidate (y), tau in the title.
       distribution  a per-group measure (`--per-group` output) for several
                     predictions side by side: one box (or violin) per file,
-                    or per --column of one file. Undefined values
+                    per system of a file of several runs, or per --column;
+                    --by COLUMN: one box per value. Undefined values
                     (nan) are left out and counted on stderr.
+      bars          a meta-eval (or spans eval) summary: each metric's
+                    average over tasks (or --column STATISTIC, one panel per
+                    --lp) as a bar, best first, whiskers over its bootstrap
+                    interval, significance clusters shaded alternately.
+      significance  the pairwise permutation p-values of meta-eval --pairs:
+                    one heatmap per task (--column, --lp choose), dark
+                    where the row metric beats the column metric.
 
     The format is the suffix of -o: PNG, SVG or PDF. SVG and PDF carry no date,
     so the same input gives the same bytes. Needs matplotlib:
@@ -96,10 +119,16 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     \b
     Examples:
-      rankeval aggregate --by lp --ci 0.95 judgments.tsv > ranks.tsv
       rankeval plot ranking --by lp ranks.tsv -o ranks.pdf
       rankeval plot scatter --by lp --rename names.tsv -o chrf.svg < darr.tsv
       rankeval plot distribution ndcg-unk.tsv ndcg-length.tsv -o ndcg.png
+
+    \b
+    Meta-evaluation figures (man rankeval-meta-eval):
+      rankeval meta-eval ... --ci 0.95 --system-scores ss.tsv -o me.tsv
+      rankeval plot scatter --metric chrF ss.tsv -o chrf.pdf
+      rankeval plot bars me.tsv -o average.pdf
+      rankeval plot significance --column spa pairs.tsv -o spa.pdf
 
     Names: ranking and scatter draw system ids short (WMT ids without test set,
     language pair and submission number: newstest2016.online-B.0.ro-en ->
@@ -121,11 +150,18 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
     renames = read_renames(rename) if rename else {}
     with draw.missing_glyphs(_common.warn):
-        if kind == "ranking":
+        if kind == "confusion" or (kind == "scatter" and _is_judges(files)):
+            from ..judging import figures
+
+            records = figures.read(files[0])
+            fig = (figures.confusion_figure if kind == "confusion" else figures.scatter_figure)(records, title)
+        elif kind == "ranking":
             rankings = _rankings(files, by)
             for ranking in rankings:
                 ranking.items = display_names(ranking.items, renames, keep_ids)
             fig = draw.ranking_figure(rankings, by, title)
+        elif kind == "scatter" and _system_scores(files):
+            fig = _metaeval_scatter(ctx, files, metrics, labels, renames, keep_ids, title)
         elif kind == "scatter":
             options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
                            approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
@@ -134,8 +170,12 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
             for panel in panels:
                 panel.items = display_names(panel.items, renames, keep_ids)
             fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
+        elif kind == "bars":
+            fig = _bars(files, measures, lps, title)
+        elif kind == "significance":
+            fig = _significance(files, measures, lps, title)
         else:
-            series = _series(files, measures, labels)
+            series = _series(files, measures, labels, _split_commas(None, None, by) or None)
             columns = {s.column for s in series}
             ylabel = columns.pop() if len(columns) == 1 else "value"
             fig = draw.distribution_figure(series, style, ylabel, title)
@@ -143,9 +183,10 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
 
 
 #: options that belong to one kind of figure: name -> kinds it applies to
-_ONLY = {"aggregates": ("scatter",), "method": ("scatter",), "measures": ("distribution",),
+_ONLY = {"aggregates": ("scatter",), "method": ("scatter",), "measures": ("distribution", "bars", "significance"),
+         "metrics": ("scatter",), "lps": ("bars", "significance"), "labels": ("scatter", "distribution"),
          "rename": ("ranking", "scatter"), "keep_ids": ("ranking", "scatter"),
-         "style": ("distribution",), "by": ("ranking", "scatter"), "input_format": ("scatter",),
+         "style": ("distribution",), "by": ("ranking", "scatter", "distribution"), "input_format": ("scatter",),
          "exclude_systems": ("scatter",), "higher_better": ("scatter",)}
 
 
@@ -157,8 +198,74 @@ def _check_applies(ctx, kind: str) -> None:
             option = _common.shown_name(next(p for p in ctx.command.params if p.name == name))
             raise click.UsageError(f"{option} does not apply to plot {kind} (only to {', '.join(kinds)})")
     files = ctx.params["files"]
-    if kind == "ranking" and len(files) > 1:
-        raise click.UsageError("plot ranking takes one aggregate table")
+    if kind in ("ranking", "bars", "significance") and len(files) > 1:
+        raise click.UsageError(f"plot {kind} takes one {'aggregate table' if kind == 'ranking' else 'table'}")
+    if kind in ("bars", "significance") and len(ctx.params["measures"]) > 1:
+        raise click.UsageError(f"plot {kind} draws one statistic (--column NAME)")
+    if kind == "confusion" and len(files) != 1:
+        raise click.UsageError("plot confusion takes one judges table")
+
+
+def _system_scores(files) -> bool:
+    """Whether the scatter's input is meta-eval --system-scores output (a file's header tells)."""
+    from ..figures.metaeval_data import is_system_scores
+
+    if len(files) != 1 or files[0] == "-":
+        return False
+    from ..figures.data import records
+
+    rows = records(files[0])
+    try:
+        first = next(rows, None)
+    finally:
+        rows.close()
+    return first is not None and is_system_scores(first[1])
+
+
+def _metaeval_scatter(ctx, files, metrics, labels, renames, keep_ids, title):
+    """Metric against human system scores of meta-eval --system-scores, one panel per (lp, metric)."""
+    from click.core import ParameterSource
+
+    from ..figures import draw
+    from ..figures.data import display_names
+    from ..figures.metaeval_data import system_score_panels
+
+    for name in ("aggregates", "method", "by", "higher_better", "input_format", "exclude_systems"):
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = _common.shown_name(next(p for p in ctx.command.params if p.name == name))
+            raise click.UsageError(f"{option} does not apply to meta-eval system scores")
+    if len(labels) > 2:
+        raise click.UsageError("plot scatter takes at most two --label values (x, then y)")
+    panels = system_score_panels(files[0], metrics)
+    for panel in panels:
+        panel.items = display_names(panel.items, renames, keep_ids)
+    names = ["human system score", "metric system score"]
+    names[: len(labels)] = labels
+    return draw.scatter_figure(panels, ("lp", "metric"), names[0], names[1], title)
+
+
+def _significance(files, measures, lps, title):
+    from ..figures.metaeval_data import significance_panels
+    from ..figures.metaeval_draw import significance_figure
+
+    panels = significance_panels(files[0] if files else "-", measures[0] if measures else None, lps)
+    if not panels:
+        _common.warn(f"{files[0] if files else '-'}: no pair of metrics; the figure is empty")
+    return significance_figure(panels, title)
+
+
+def _bars(files, measures, lps, title):
+    from ..figures.metaeval_data import bar_panels
+    from ..figures.metaeval_draw import bars_figure
+
+    return bars_figure(bar_panels(files[0] if files else "-", measures[0] if measures else "avg", lps), title)
+
+
+def _is_judges(files) -> bool:
+    """A judges table (one file) is drawn by :mod:`rankeval_cli.judging.figures`."""
+    from ..judging.paper import read_judges_table
+
+    return len(files) == 1 and files[0] != "-" and read_judges_table(files[0]) is not None
 
 
 def _rankings(files, by):
@@ -183,8 +290,15 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
         pairs = _from_tables(files, by)
         names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
     else:
-        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options)[0]
+        pooled: dict = {}
+        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options,
+                             pooled=pooled)[0]
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
+        for column, values in pooled.items():
+            if len(values) > 1:
+                shown = ", ".join(sorted(map(str, values))[:4]) + (", ..." if len(values) > 4 else "")
+                _common.warn(f"the stream holds {len(values)} {column} values ({shown}): each system's scores pool "
+                             f"them; --by {column} draws one panel per value")
     panels = scatter_panels(pairs)
     if not panels:
         _common.warn("no system scored on both sides; the figure is empty")
@@ -199,11 +313,11 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
     return panels, names[0], names[1]
 
 
-def _series(files, measures, labels):
+def _series(files, measures, labels, by):
     from ..figures.data import read_series
 
     try:
-        series = read_series(files, measures, labels)
+        series = read_series(files, measures, labels, by, report=_common.warn)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     for s in series:

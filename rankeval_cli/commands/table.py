@@ -74,8 +74,9 @@ def _ci_level(ctx, param, value):
 @click.option("--effect", type=click.Choice(("delta", "d_z", "g_z", "es_e")), default=None,
               help="compare: an effect size in parentheses\f"
                    "compare summaries: show this effect size against the (first) baseline in parentheses.")
+@click.pass_context
 @_common.handle_errors
-def command(files, output, output_format, digits, labels, value_column, show_ci, alpha, test, best, effect):
+def command(ctx, files, output, output_format, digits, labels, value_column, show_ci, alpha, test, best, effect):
     """Gather the summaries of several runs into one table: a row per run,
     system or metric, a column per measure.
 
@@ -92,6 +93,12 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     of the baselines it differs from. A legend (test, correction, family, alpha)
     and the signatures follow a Markdown or LaTeX table.
 
+    A meta-eval summary (or spans eval) is laid out as the WMT metrics tasks
+    print it: a row per metric, best average first; the average and every
+    language pair's statistics as "value (cluster rank)", the top cluster in
+    bold, intervals with --ci; a legend naming the statistics, the task weights
+    and the permutation test (3 decimals unless --digits).
+
     \b
     Examples:
       rankeval ndcg --by lp a.tsv > a.ndcg; rankeval ndcg --by lp b.tsv > b.ndcg
@@ -104,6 +111,16 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
     from ..record_writer import RecordWriter
 
     files = list(files) or ["-"]  # no file: the summary on stdin
+    if _judges_table(files, output, output_format, digits):
+        return
+    sources = [_rewindable_stdin() if f == "-" else f for f in files]
+    if any(_is_metaeval(source) for source in sources):
+        _check_metaeval_options(ctx, sources)
+        if ctx.get_parameter_source("digits") is not click.core.ParameterSource.COMMANDLINE:
+            digits = 3
+        _metaeval_table(sources[0], output, output_format, digits, show_ci)
+        return
+    files = sources
     if labels and len(labels) != len(files):
         raise click.UsageError(f"give one --label per file ({len(files)} files, {len(labels)} labels)")
     names = list(labels) or [_stem(f) for f in files]
@@ -123,6 +140,103 @@ def command(files, output, output_format, digits, labels, value_column, show_ci,
             _write_signatures(out, table.signatures, output_format)
 
 
+def _rewindable_stdin():
+    """Standard input read into memory (a summary is small), so that it can be sniffed and then read:
+    closing it rewinds it."""
+    import io
+    import sys
+
+    class Rereadable(io.BytesIO):
+        name = "<stdin>"
+
+        def close(self):
+            self.seek(0)
+
+    return Rereadable(sys.stdin.buffer.read())
+
+
+def _is_metaeval(source) -> bool:
+    """Whether ``source`` is a meta-eval summary (its first record's columns); rewinds a buffer."""
+    from ..errors import DataError
+    from ..formats.summary_reader import read_summaries
+    from ..metaeval_table import is_metaeval
+
+    records = read_summaries(source)
+    try:
+        first = next(records, None)
+    except DataError:
+        first = None  # the ordinary path reports it
+    finally:
+        records.close()
+    return first is not None and is_metaeval(first[1])
+
+
+def _check_metaeval_options(ctx, sources) -> None:
+    from click.core import ParameterSource
+
+    if len(sources) > 1:
+        raise click.UsageError("a meta-eval summary makes a table of its own: give one file")
+    for name in ("labels", "value_column", "alpha", "test", "best", "effect"):
+        if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = _common.shown_name(next(p for p in ctx.command.params if p.name == name))
+            raise click.UsageError(f"{option} does not apply to a meta-eval summary")
+
+
+def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
+    """The WMT layout of a meta-eval summary (:mod:`rankeval_cli.metaeval_table`)."""
+    from .. import metaeval_table as mt
+    from ..record_writer import RecordWriter
+    from ..table_writers import signature_note
+
+    from ..errors import DataError
+    from ..textio import source_name
+
+    summary = mt.read(source)
+    level = summary.settings.get("ci")
+    if show_ci not in (None, "any") and level is not None and float(level) != show_ci:
+        raise DataError(f"the intervals are at level {level}, not --ci {show_ci}", source_name(source))
+    if show_ci is not None and level is None:
+        _common.warn(f"{source_name(source)}: no intervals to show (meta-eval --ci LEVEL writes them)")
+    markup = output_format if output_format in ("markdown", "latex") else "plain"
+    style = mt.Style(digits, show_ci is not None and level is not None, markup)
+    records = mt.records(summary, style)
+    with _common.output_stream(output) as out:
+        if output_format == "latex":
+            out.write(mt.latex(summary, records))
+        else:
+            with RecordWriter(out, output_format) as writer:
+                writer.write_many(records)
+        _write_legend(out, mt.legend(summary, style), output_format)
+        if output_format in ("markdown", "latex"):
+            out.write(signature_note(summary.signatures, output_format))
+def _judges_table(files, output, output_format, digits) -> bool:
+    """A ``rankeval judges`` table is laid out by its own paper writer (one file, or stdin)."""
+    from ..judging.paper import read_judges_table, write_paper
+
+    if len(files) != 1:
+        return False
+    records = read_judges_table(files[0]) if files[0] != "-" else _stdin_judges(files)
+    if records is None:
+        return False
+    with _common.output_stream(output) as out:
+        write_paper(out, records, output_format, digits)
+    return True
+
+
+def _stdin_judges(files):
+    """A judges table on stdin, told by its first line (peeked: stdin stays whole for the gathering)."""
+    import sys
+
+    from ..judging.paper import read_judges_table
+
+    peek = getattr(sys.stdin.buffer, "peek", None)
+    first = peek(1 << 16).split(b"\n", 1)[0] if peek else b""
+    if not (first.startswith(b"section\tcandidate\t") or
+            (first.lstrip().startswith(b"{") and b'"section"' in first and b'"candidate"' in first)):
+        return None
+    return read_judges_table(files[0])
+
+
 def _check_level(signatures: dict, level: float) -> None:
     """Every interval of the table is at ``level`` (a summary's signature records it as ci:LEVEL)."""
     from ..errors import DataError
@@ -138,8 +252,8 @@ def _check_level(signatures: dict, level: float) -> None:
 def _stem(path: str) -> str:
     import os
 
-    if path == "-":
-        return None  # the table names it (gather)
+    if path == "-" or not isinstance(path, str):
+        return None  # stdin: the table names it (gather)
     name = os.path.basename(path)
     return name.split(".")[0] or name
 

@@ -60,6 +60,7 @@ class ScatterPanel:
     y: list
     correlations: dict  # measure -> Correlation
     unmatched: int
+    legend: str | None = None  # the legend entry, when not correlate's (meta-eval system scores)
 
 
 def records(source):
@@ -149,52 +150,115 @@ def _ranking_columns(record: dict, by: tuple, name: str, line_no: int) -> str:
     return "value"
 
 
-def read_series(sources, columns=(), labels=()) -> list[Series]:
-    """One series per (source, column) of ``--per-group`` tables; NaN values counted, not drawn.
+def read_series(sources, columns=(), labels=(), by=None, report=None) -> list[Series]:
+    """One series per (source, key, column) of ``--per-group`` tables; NaN values counted, not drawn.
 
     ``columns`` default to the one measure column a table holds (``tau``, ``ndcg``, ...).
-    Labels: ``labels`` in order, else the file name (one column) or the column (one file)
-    or both as ``file:column``.
+    A table's *key columns* are those written before ``group`` (``system`` for several IR
+    runs). ``by`` names the key columns that split a table into boxes; without it a table
+    whose ``system`` varies gets one box per system, and one whose other key columns vary is
+    an error naming ``--by`` (nothing is pooled unasked). Key columns left out of ``by`` that
+    vary are pooled, and ``report`` says so. Labels: ``labels`` in order, else the key, the
+    file name and the column, as many of them as tell the series apart.
     """
     from pathlib import Path
 
     from ..textio import source_name
 
-    series = []
+    report = report or (lambda message: None)
+    found = []  # (stem, key, column, values)
     for source in sources:
         name = source_name(source)
-        chosen, values = list(columns), None
-        for line_no, record in records(source):
-            if values is None:
-                if not chosen:
-                    found = [c for c in MEASURE_COLUMNS if c in record]
-                    if len(found) != 1:
-                        raise DataError(f"cannot tell the measure column ({', '.join(found) or 'none of '}"
-                                        f"{'' if found else ', '.join(MEASURE_COLUMNS)}); name it with "
-                                        "--column", name, line_no)
-                    chosen = found
-                for column in chosen:
-                    if column not in record:
-                        raise DataError(f"no column {column!r}", name, line_no)
-                values = {c: [] for c in chosen}
-            for column in chosen:
-                values[column].append(number(record[column], column, name, line_no))
-        if values is None:  # an empty table: empty series, counted by the caller
-            values = {c: [] for c in (chosen or ["value"])}
         stem = Path(name).name
         for suffix in (".gz", ".tsv", ".jsonl", ".json"):
             stem = stem[: -len(suffix)] if stem.endswith(suffix) else stem
-        for column, vals in values.items():
-            label = (stem if len(values) == 1 and len(sources) > 1 else
-                     column if len(sources) == 1 else f"{stem}:{column}")
-            defined = [v for v in vals if not math.isnan(v)]
-            series.append(Series(label, defined, len(vals) - len(defined), column))
+        table = _per_group_table(source, name, list(columns), by)
+        split = table.split_by(by, name, report)
+        for key, column, values in table.series(split):
+            found.append((stem, key, column, values))
+    several = {"file": len(sources) > 1, "key": any(key for _, key, _, _ in found),
+               "column": len({c for _, _, c, _ in found} - {None}) > 1}
+    series = []
+    for stem, key, column, values in found:
+        label = ", ".join(key) if several["key"] else stem if several["file"] else column or stem
+        if several["key"] and several["file"]:
+            label = f"{stem}: {label}"
+        if several["column"] and (several["key"] or several["file"]):
+            label = f"{label}:{column}"
+        defined = [v for v in values if not math.isnan(v)]
+        series.append(Series(label, defined, len(values) - len(defined), column or "value"))
     if labels:
         if len(labels) != len(series):
             raise ValueError(f"{len(labels)} labels for {len(series)} series")
         for s, label in zip(series, labels):
             s.label = label
     return series
+
+
+@dataclass
+class _PerGroup:
+    """A ``--per-group`` table read whole: its key columns, measure columns and rows."""
+
+    keys: list
+    columns: list
+    rows: list  # (key values, {column: value})
+
+    def split_by(self, by, name: str, report) -> list:
+        """The key columns that split the table into boxes (see :func:`read_series`)."""
+        varying = [k for k in self.keys if len({row[0][k] for row in self.rows}) > 1]
+        if by is None:
+            others = [k for k in varying if k != "system"]
+            if others:
+                values = sorted({row[0][others[0]] for row in self.rows})
+                shown = ", ".join(values[:4]) + (", ..." if len(values) > 4 else "")
+                raise DataError(f"the rows hold several {others[0]} values ({shown}): draw one box per "
+                                f"value with --by {','.join(varying)}", name)
+            return varying
+        pooled = [k for k in varying if k not in by]
+        if pooled:
+            counts = ", ".join(f"{len({row[0][k] for row in self.rows})} {k} values" for k in pooled)
+            report(f"{name}: each box pools the groups of {counts}; --by {','.join([*by, *pooled])} draws "
+                   "one box per value")
+        return list(by)
+
+    def series(self, split: list):
+        """(key, column, values) per box, in order of first appearance."""
+        out: dict = {}
+        for key_values, values in self.rows:
+            key = tuple(str(key_values[k]) for k in split)
+            for column in self.columns:
+                out.setdefault((key, column), []).append(values[column])
+        return [(key, column, values) for (key, column), values in out.items()] or \
+            [((), column, []) for column in self.columns]
+
+
+def _per_group_table(source, name: str, chosen: list, by) -> _PerGroup:
+    """Read a ``--per-group`` table: key columns (before ``group``, and the ``--by`` ones) and the
+    values of the chosen measure columns (default: its one measure column)."""
+    table = None
+    for line_no, record in records(source):
+        if table is None:
+            if "group" not in record:
+                raise DataError("no group column: not a --per-group table (tau, ndcg, report, ... --per-group "
+                                "write one)", name, line_no)
+            if not chosen:
+                found = [c for c in MEASURE_COLUMNS if c in record]
+                if len(found) != 1:
+                    raise DataError(f"cannot tell the measure column ({', '.join(found) or 'none of '}"
+                                    f"{'' if found else ', '.join(MEASURE_COLUMNS)}); name it with "
+                                    "--column", name, line_no)
+                chosen = found
+            for column in [*chosen, *(by or ())]:
+                if column not in record:
+                    raise DataError(f"no column {column!r}" + (" (--by)" if column not in chosen else ""),
+                                    name, line_no)
+            names = list(record)
+            keys = names[:names.index("group")]
+            keys += [b for b in (by or ()) if b not in keys]
+            table = _PerGroup([k for k in keys if k not in chosen], chosen, [])
+        table.rows.append(({k: str(record.get(k)) for k in table.keys},
+                           {c: number(record[c], c, name, line_no) for c in table.columns}))
+    return table or _PerGroup([], chosen or [None], [])  # an empty table: its column unknown
 
 
 def scatter_panels(pairs: dict) -> list[ScatterPanel]:

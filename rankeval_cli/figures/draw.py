@@ -67,25 +67,37 @@ def _nothing(ax, text: str) -> None:
     ax.set_yticks([])
 
 
+def empty_figure(text: str):
+    """A small figure that says why it is empty (an empty input is a result, not an error)."""
+    fig, ax = _pyplot().subplots(figsize=(4.6, 1.6))
+    _nothing(ax, text)
+    return fig
+
+
+def shade_clusters(ax, clusters) -> None:
+    """Rows 0..k-1 (top down) grouped by their cluster: every other cluster shaded, a dashed line
+    between two clusters (WMT's figures)."""
+    k = len(clusters)
+    starts = [i for i in range(k) if i == 0 or clusters[i] != clusters[i - 1]]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else k
+        if n % 2 == 1:
+            ax.axhspan(start - 0.5, end - 0.5, color=BAND, zorder=0)
+        if start:
+            ax.axhline(start - 0.5, color="#888888", linestyle="--", linewidth=0.7, zorder=1)
+
+
 def ranking_figure(rankings, by=(), title: str | None = None):
     """System rankings with bootstrap rank ranges and clusters, one panel per ranking."""
     plt = _pyplot()
     if not rankings:
-        fig, ax = plt.subplots(figsize=(4.6, 1.6))
-        _nothing(ax, "no ranked system")
-        return fig
+        return empty_figure("no ranked system")
     most = max(len(r.items) for r in rankings)
     fig, axes = _grid(plt, len(rankings), (4.6, 0.28 * most + 1.1))
     for ax, ranking in zip(axes, rankings):
         k = len(ranking.items)
         ys = list(range(k))
-        starts = [i for i in range(k) if i == 0 or ranking.cluster[i] != ranking.cluster[i - 1]]
-        for n, start in enumerate(starts):
-            end = starts[n + 1] if n + 1 < len(starts) else k
-            if n % 2 == 1:
-                ax.axhspan(start - 0.5, end - 0.5, color=BAND, zorder=0)
-            if start:
-                ax.axhline(start - 0.5, color="#888888", linestyle="--", linewidth=0.7, zorder=1)
+        shade_clusters(ax, ranking.cluster)
         for y, lo, hi in zip(ys, ranking.lo, ranking.hi):
             ax.plot([lo - 0.3, hi + 0.3], [y, y], color=COLOR, linewidth=3, alpha=0.35,
                     solid_capstyle="round", zorder=2)
@@ -123,7 +135,9 @@ def _score_text(score: float) -> str:
 
 
 def correlation_label(panel) -> str:
-    """The legend entry: n systems, Pearson r and Kendall τ_b (3 decimals)."""
+    """The legend entry: n systems, Pearson r and Kendall τ_b (3 decimals), or the panel's own."""
+    if panel.legend is not None:
+        return panel.legend
     r, tau = panel.correlations["pearson"].value, panel.correlations["kendall"].value
     return f"{len(panel.items)} systems: Pearson r = {r:.3f}, Kendall \u03c4 = {tau:.3f}"
 

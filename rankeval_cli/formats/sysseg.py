@@ -24,7 +24,10 @@ mt-metrics-eval always leaves out the systems of the references in use.
 System-level scores come from system-level files where given (a metric's
 ``.sys.score``, mt-metrics-eval's ``LP.NAME.sys.score``); otherwise they are
 the mean of the system's available segment scores (how MQM system scores are
-defined, Freitag et al. 2021).
+defined, Freitag et al. 2021; ``sys_origin`` says which). A metric's own
+system score (corpus-level chrF or BLEU) is not the mean of its segment
+scores, so ``meta-eval`` names the metrics whose system scores are means
+(:func:`rankeval_cli.stats.table_notes.segment_means`).
 """
 
 from __future__ import annotations
@@ -223,3 +226,19 @@ def _row_means(matrix: np.ndarray | None) -> np.ndarray | None:
     sums = np.where(present, matrix, 0.0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def system_score_records(tables: list[SysSegTable]) -> list[dict]:
+    """Every language pair's system scores in long form, as ``meta-eval --system-scores`` writes them:
+    ``lp metric system human value sys_scores`` (``sys_scores``: ``file`` or ``mean``), the systems
+    and scores every system-level statistic of the table was computed on."""
+    out = []
+    for t in tables:
+        for name in t.metric_names:
+            scores = t.metrics_sys.get(name)
+            if scores is None:
+                continue
+            out += [{"lp": t.lp, "metric": name, "system": system, "human": float(h), "value": float(m),
+                     "sys_scores": t.sys_origin.get(name)}
+                    for system, h, m in zip(t.systems, t.human_sys, scores)]
+    return out
