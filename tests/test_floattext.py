@@ -64,3 +64,12 @@ def test_write_run_equals_formatting_each_line():
     write_run(out, queries[:3], np.array(docs[:3]), np.array([1.5, 2.0, 3.0]), np.array([3, 2, 1]), "t", digits=None)
     assert out.getvalue() == "".join(f"{q} Q0 {d} {r} {s} t\n" for q, d, r, s in
                                      zip(queries[:3], docs[:3], [1.5, 2.0, 3.0], [3, 2, 1]))
+
+
+def test_write_run_keeps_a_nul_inside_an_id():
+    """Lines are copied into one byte matrix whose NUL padding is dropped; an id holding a NUL
+    byte (which no reader accepts, but a caller may pass) is written as given."""
+    out = io.StringIO()
+    write_run(out, np.array([b"q\x001", b"q2"]), np.array([b"d1", b"\x00d"]), np.array([1, 2]), np.array([0.5, 1e-7]),
+              "t")
+    assert out.getvalue() == "q\x001 Q0 d1 1 0.5 t\nq2 Q0 \x00d 2 1e-07 t\n"

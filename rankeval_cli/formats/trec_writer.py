@@ -2,11 +2,11 @@
 
 Lines are made a chunk at a time from numpy byte-string columns (``S`` arrays: the ids as
 their UTF-8 bytes, ranks from a table of their digits, scores as ``repr`` writes them, by
-:mod:`.floattext`) joined column by column, so no Python object is made per field. Ids are
-numpy arrays (``S`` bytes are written as they are, ``U`` and object arrays of ``str``
-encoded as UTF-8) or :class:`~rankeval_cli.formats.byteids.ByteIds` columns; scores are
-written with ``repr`` (the shortest text that reads back to the same float) or rounded
-to ``digits`` decimals.
+:mod:`.floattext`) copied side by side into one byte matrix whose NUL padding is dropped, so
+no Python object is made per field or line. Ids are numpy arrays (``S`` bytes are written
+as they are, ``U`` and object arrays of ``str`` encoded as UTF-8) or
+:class:`~rankeval_cli.formats.byteids.ByteIds` columns; scores are written with ``repr``
+(the shortest text that reads back to the same float) or rounded to ``digits`` decimals.
 """
 
 from __future__ import annotations
@@ -66,15 +66,41 @@ def run_lines(query: np.ndarray, docno: np.ndarray, rank: np.ndarray, score: np.
     """The TREC lines of rows given as ``S`` arrays of ids, ranks and scores."""
     from .floattext import texts as float_texts
 
-    add = np.char.add
     if digits is None and score.dtype == np.float64:
         scores = float_texts(score)
     else:
         fmt = repr if digits is None else (lambda x: f"{x:.{digits}f}")
         scores = np.array([fmt(x).encode("ascii") for x in score.tolist()], dtype=bytes)
-    line = add(add(add(query, b" Q0 "), docno), _numbers(rank))
-    line = add(add(line, scores), f" {tag}\n".encode("utf-8"))
-    return b"".join(line.tolist())
+    return joined([query, b" Q0 ", docno, _numbers(rank), scores, f" {tag}\n".encode("utf-8")], ids=(0, 2))
+
+
+def joined(columns: list, ids: tuple = ()) -> bytes:
+    """Lines made of ``columns`` (``S`` arrays of one length, or ``bytes`` repeated on every
+    line) side by side: one byte matrix, the columns' NUL padding dropped. Where a value of
+    the columns at ``ids`` (or a ``bytes`` column) holds a NUL byte inside it (an id the
+    readers would refuse), the lines are joined value by value instead, keeping it."""
+    n = next((len(c) for c in columns if isinstance(c, np.ndarray)), 0)
+    if n == 0:
+        return b""
+    blocks = [np.frombuffer(c, np.uint8)[None, :] if isinstance(c, bytes)
+              else np.ascontiguousarray(c).view(np.uint8).reshape(n, c.itemsize) for c in columns]
+    for i, column in enumerate(columns):
+        if i in ids:
+            nonzero = blocks[i] != 0
+            inside = (~nonzero[:, :-1] & nonzero[:, 1:]).any()
+        else:
+            inside = isinstance(column, bytes) and b"\0" in column
+        if inside:  # a NUL inside a value
+            line = columns[0]
+            for other in columns[1:]:
+                line = np.char.add(line, other)
+            return b"".join(line.tolist())
+    matrix = np.empty((n, sum(b.shape[1] for b in blocks)), dtype=np.uint8)
+    at = 0
+    for block in blocks:
+        matrix[:, at:at + block.shape[1]] = block
+        at += block.shape[1]
+    return matrix[matrix != 0].tobytes()
 
 
 def _numbers(values: np.ndarray) -> np.ndarray:
