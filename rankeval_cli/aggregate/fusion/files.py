@@ -107,18 +107,14 @@ def _candidates(block):
 
 def doc_codes(ids) -> tuple:
     """(the distinct ids in byte order, each id's index among them)."""
-    n = len(ids)
-    if n == 0 or ids.width != 8:
+    from .grouping import dense_rank
+
+    if len(ids) == 0 or ids.width != 8:
         return ids.unique()
-    words = ids.data[:, 0]  # one big-endian word per id: integer order is byte order
-    order = np.argsort(words)
-    ordered = words[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    code = np.empty(n, dtype=np.int64)
-    code[order] = np.cumsum(new) - 1
-    return ids.take(order[new]), code
+    code, n = dense_rank(ids.data[:, 0])  # one big-endian word per id: integer order is byte order
+    one = np.empty(n, dtype=np.int64)
+    one[code] = np.arange(len(code), dtype=np.int64)  # a row of each distinct id
+    return ids.take(one), code
 
 
 def train(runs, train_qrels, fusion, report=None):
