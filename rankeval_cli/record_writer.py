@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from .vocabulary import CANONICAL_FORMATS, TABLE_FORMATS
+
+
 def text_value(value) -> str:
     """One TSV field (text escaped as the canonical TSV escapes it)."""
     if value is None:
@@ -45,7 +48,6 @@ def json_value(value):
     return value
 
 
-TABLE_FORMATS = ("markdown", "latex")
 #: decimal places of tables when --digits is not given.
 TABLE_DIGITS = 4
 
@@ -67,7 +69,7 @@ class RecordWriter:
 
     def __init__(self, out, fmt: str = "tsv", digits: int | None = None):
         fmt = "jsonl" if fmt == "json" else fmt
-        if fmt not in ("tsv", "jsonl", *TABLE_FORMATS):
+        if fmt not in (*CANONICAL_FORMATS, *TABLE_FORMATS):
             raise ValueError(f"unknown record format {fmt!r}")
         self.out, self.fmt, self.columns = out, fmt, None
         self.explicit_digits = digits

@@ -1,5 +1,5 @@
 """Float64 arrays written as Python's ``repr`` writes each value (formats/floattext.py), and TREC
-run lines made column by column (formats/trec_writer.py) equal to formatting each line."""
+run lines made column by column (formats/trec/write.py) equal to formatting each line."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from rankeval_cli.formats.byteids import ByteIds
 from rankeval_cli.formats.floattext import texts
-from rankeval_cli.formats.trec_writer import write_run
+from rankeval_cli.formats.trec.write import write_run
 
 
 def values(rng, n: int) -> dict:

@@ -12,7 +12,8 @@ from typing import Iterable, Iterator
 
 from ..batch import Batch
 from ..errors import DataError
-from ..textio import decompressing, open_binary, source_name
+from ..inputs import decompressing, open_binary, source_name
+from ..vocabulary import CANONICAL_FORMATS
 from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
@@ -28,7 +29,7 @@ READERS = {
     "appraise": "appraise:read_appraise",
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
-    "trec": "trec:read_trec",
+    "trec": "trec.convert:read_trec",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
@@ -37,9 +38,6 @@ WRITERS = {
     "jsonl": "jsonl:write_jsonl",
     "jcml": "jcml:write_jcml",
 }
-
-#: the canonical stream formats every subcommand reads and writes.
-CANONICAL = ("tsv", "jsonl")
 
 
 def _load(table: dict, name: str, kind: str):
@@ -75,7 +73,7 @@ def _head(stream) -> bytes:
 
     A stream that cannot be decompressed gives nothing here; the reader reports it.
     """
-    from ..textio import decoder_errors
+    from ..inputs import decoder_errors
 
     try:
         return stream.peek(4096)[:4096]
@@ -83,7 +81,7 @@ def _head(stream) -> bytes:
         return b""
 
 
-def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iterator[Batch]:
+def read(source, fmt: str | None = None, sniffable=CANONICAL_FORMATS, **options) -> Iterator[Batch]:
     """Stream checked batches from ``source`` in format ``fmt`` (sniffed when None/auto).
 
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an
@@ -141,7 +139,7 @@ class _NamedStream:
 
 def write(batches: Iterable[Batch], dest, fmt: str = "tsv", **options) -> None:
     """Write batches to a path (atomically), ``-`` or a text stream."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     write_fn = writer(fmt)
     with atomic_output(dest) as out:

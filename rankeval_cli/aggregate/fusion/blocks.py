@@ -83,7 +83,7 @@ def _merge_order(sources):
     """(run, parsed block or None at its end): a block of every run, then always the next
     block of the run whose last query id read is smallest (the first such run), the order
     in which :func:`streamed` advances its runs."""
-    from ...formats.trec import _parsed_blocks
+    from ...formats.trec.run import _parsed_blocks
 
     readers = [_parsed_blocks(s, PART_BYTES) for s in sources]
     last: list = [None] * len(readers)
@@ -126,7 +126,7 @@ class _Cursor:
 
     def advance(self) -> None:
         from ...formats.byteids import ByteIds
-        from ...formats.trec_fields import LineMap
+        from ...formats.trec.fields import LineMap
 
         item = self.feed.next_of(self.run)
         if item is None:
@@ -176,7 +176,7 @@ def streamed(sources, block_rows: int | None = None):
     """Blocks of the runs read side by side (module docstring), of about ``block_rows`` rows
     [:data:`BLOCK_ROWS`]; NotByQuery where a run is not in query order (raised before the
     block that would need it)."""
-    from ...textio import source_name
+    from ...inputs import source_name
 
     feed = _Feed(sources)
     cursors = [_Cursor(feed, r, source_name(s)) for r, s in enumerate(sources)]
@@ -228,7 +228,7 @@ def _cut(cursors, bound, block_rows: int):
 
 def _part(cursor: _Cursor, names, qs, sizes, rows) -> Part:
     from ...formats.byteids import ByteIds
-    from ...formats.trec_fields import LineMap
+    from ...formats.trec.fields import LineMap
 
     if rows is None:
         return Part(np.zeros(0, np.int64), ByteIds.from_list([]), np.zeros(0), LineMap.consecutive(0, 0),
@@ -241,7 +241,7 @@ def _part(cursor: _Cursor, names, qs, sizes, rows) -> Part:
 def query_blocks(sources, whole: bool = False):
     """The blocks of the runs: read side by side (:func:`streamed`) unless ``whole`` or a source
     is not a regular file (then :class:`WholeRuns`)."""
-    from ...textio import is_regular_file
+    from ...inputs import is_regular_file
 
     if whole or not all(map(is_regular_file, sources)):
         return WholeRuns(sources).blocks()
@@ -253,7 +253,7 @@ class WholeRuns:
     sort where they are not), cut into blocks of whole queries."""
 
     def __init__(self, sources):
-        from ...formats.trec import read_run
+        from ...formats.trec.run import read_run
 
         self.runs = [read_run(s) for s in sources]
         self._lines: dict = {}

@@ -24,7 +24,7 @@ def fused_blocks(sources, fusion, train_qrels=None, report=None, whole: bool = F
     be wrong) when a run read side by side turns out not to be in query order: call again
     with ``whole``. ``report`` receives a note on what a learning method was trained on.
     """
-    from . import METHODS
+    from .table import METHODS
     from .blocks import WholeRuns, query_blocks
 
     model = None
@@ -40,7 +40,7 @@ def fused_blocks(sources, fusion, train_qrels=None, report=None, whole: bool = F
 
 def fuse_block(block, fusion, model=None):
     """The :class:`~.Fused` run of one block; a document twice in a run is a DataError at its line."""
-    from . import Fused, fuse_stacked
+    from .core import Fused, fuse_stacked
 
     try:
         stacked, docs, _ = stack_block(block)
@@ -120,8 +120,9 @@ def doc_codes(ids) -> tuple:
 def train(runs, train_qrels, fusion, report=None):
     """What a learning method estimates from the training qrels (a file), on the training
     topics' rows of the runs (read whole: :class:`.blocks.WholeRuns`)."""
-    from ...formats.trec import read_qrels
-    from . import METHODS, training
+    from ...formats.trec.qrels import read_qrels
+    from .training import judge
+    from .table import METHODS
     from .lists import Lists
 
     qrels = read_qrels(train_qrels)
@@ -142,7 +143,7 @@ def train(runs, train_qrels, fusion, report=None):
                f"of the {len(runs.names)} fused queries are among them (fused in sample)")
     fusion = fusion.checked(stacked.n_runs, trained=True)
     lists = Lists.of(stacked)
-    return METHODS[fusion.method].train(lists, training.judge(lists, (judged_q, judged_doc, qrels.grade)),
+    return METHODS[fusion.method].train(lists, judge(lists, (judged_q, judged_doc, qrels.grade)),
                                         fusion.params)
 
 
@@ -150,7 +151,7 @@ def repeat_error(block, run: int):
     """The DataError of the first line (in the file) of run ``run`` that repeats a document
     of its query, among the block's queries."""
     from ...errors import DataError
-    from ...formats.trec import shown
+    from ...formats.trec.fields import shown
 
     part = block.parts[run]
     docs, code = doc_codes(part.docno)
@@ -170,7 +171,8 @@ def read_stacked(sources, train_qrels=None):
     ``train_qrels`` included), so that sorting codes sorts ids as trec_eval compares them.
     """
     from ...formats.byteids import ByteIds
-    from ...formats.trec import read_qrels, read_run
+    from ...formats.trec.qrels import read_qrels
+    from ...formats.trec.run import read_run
 
     runs = [read_run(source) for source in sources]
     qrels = read_qrels(train_qrels) if train_qrels is not None else None

@@ -2,7 +2,7 @@
 
 Lines are made a chunk at a time from numpy byte-string columns (``S`` arrays: the ids as
 their UTF-8 bytes, ranks from a table of their digits, scores as ``repr`` writes them, by
-:mod:`.floattext`) copied side by side into one byte matrix whose NUL padding is dropped, so
+:mod:`rankeval_cli.formats.floattext`) copied side by side into one byte matrix whose NUL padding is dropped, so
 no Python object is made per field or line. Ids are numpy arrays (``S`` bytes are written
 as they are, ``U`` and object arrays of ``str`` encoded as UTF-8) or
 :class:`~rankeval_cli.formats.byteids.ByteIds` columns; scores are written with ``repr``
@@ -64,7 +64,7 @@ def write_run(out, query: np.ndarray, docno: np.ndarray, rank: np.ndarray, score
 def run_lines(query: np.ndarray, docno: np.ndarray, rank: np.ndarray, score: np.ndarray, tag: str,
               digits: int | None = None) -> bytes:
     """The TREC lines of rows given as ``S`` arrays of ids, ranks and scores."""
-    from .floattext import texts as float_texts
+    from ..floattext import texts as float_texts
 
     if digits is None and score.dtype == np.float64:
         scores = float_texts(score)
