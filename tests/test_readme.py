@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "BENCHMARKS.md"]
 SKIP_MARK = "<!-- not run by tests/test_readme.py"
 RUN = {"sh", "python"}
-SHOWN = {"text", "tsv", "json", "jsonl", "xml", "latex", "markdown", "pycon"}
+SHOWN = {"text", "tsv", "json", "jsonl", "xml", "latex", "markdown", "pycon", "diff"}
 FENCE = re.compile(r"^(?P<indent> {0,4})(?P<fence>```+|~~~+)\s*(?P<lang>[^\s`]*)\s*$")
 
 

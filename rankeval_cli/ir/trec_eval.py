@@ -94,7 +94,7 @@ def select(measure_args, version: int = 10) -> list[tuple[registry.Definition, r
             raise TrecEvalError(f"illegal measure '{arg}': {exc}") from None
         for m in values:
             d = m.definition
-            if m.own or d is None or not d.in_trec_eval or m.rel_level is not None or m.judged_only or \
+            if d is None or not d.in_trec_eval or m.rel_level is not None or m.judged_only or \
                     m.grade_map is not None or m.depth is not None:
                 raise TrecEvalError(f"illegal measure '{arg}': trec_eval has no such measure (rankeval report "
                                     "computes it)")

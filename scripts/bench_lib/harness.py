@@ -46,8 +46,9 @@ class Result:
 
     @property
     def cpu_median(self) -> float | None:
-        known = [c for c in self.cpu if c == c]
-        return statistics.median(known) if self.ok and known else None
+        """The median CPU seconds (user + system), None when not measured (a derived case)."""
+        cpu = [c for c in self.cpu if c == c]
+        return statistics.median(cpu) if self.ok and cpu else None
 
     @property
     def peak(self) -> float | None:

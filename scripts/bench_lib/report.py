@@ -36,8 +36,7 @@ def _get(results, key):
 def _ratio_target(results, label, key, ref, limit) -> Target:
     """measured / reference <= limit; ``ref`` is a key or (seconds, name)."""
     t = Target(label, f"≤ {limit:g}×")
-    mine = _get(results, key)
-    key_ref = ref if isinstance(ref, str) else None
+    mine, other = _get(results, key), None
     if isinstance(ref, str):
         other = _get(results, ref)
         ref = (other.median, ref) if other else None
@@ -45,9 +44,7 @@ def _ratio_target(results, label, key, ref, limit) -> Target:
         ratio = mine.median / ref[0]
         t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
         t.detail = f"{mine.median:.3f} s vs {ref[1]} {ref[0]:.3f} s"
-        other = _get(results, key_ref) if key_ref else None
-        if other and mine.cpu_median and other.cpu_median:
-            t.detail += _cpu_note(mine.cpu_median, other.cpu_median)
+        t.detail += _cpu(mine, other, speedup=False) if other else ""
     else:
         t.detail = _why(results, key)
     return t
@@ -61,19 +58,20 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
         speedup = other.median / mine.median
         t.measured = f"{speedup:.1f}×"
         t.met = speedup > limit if strict else speedup >= limit
-        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s"
-        theirs = other.cpu_median if "cpu" not in other.phases else statistics.median(other.phases["cpu"])
-        if mine.cpu_median and theirs:
-            t.detail += _cpu_note(theirs, mine.cpu_median, "faster")
+        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s" + _cpu(mine, other)
     else:
         t.detail = _why(results, key if not mine else slower)
     return t
 
 
-def _cpu_note(a: float, b: float, word: str = "") -> str:
-    """"; CPU 1.60 s vs 0.85 s (1.88×)": two CPU times (user + system) and their ratio."""
-    first, second = (b, a) if word else (a, b)
-    return f"; CPU {first:.2f} s vs {second:.2f} s ({a / b:.2f}×{' ' + word if word else ''})"
+def _cpu(mine, other, speedup: bool = True) -> str:
+    """The same comparison in CPU seconds (user + system), where both were measured (a peer's
+    in-process timing: the ``cpu`` it reports of itself)."""
+    theirs = other.cpu_median if "cpu" not in other.phases else statistics.median(other.phases["cpu"])
+    if not mine.cpu_median or not theirs:
+        return ""
+    ratio = theirs / mine.cpu_median if speedup else mine.cpu_median / theirs
+    return f"; CPU {mine.cpu_median:.3f} s vs {theirs:.3f} s ({ratio:.2f}×)"
 
 
 def _memory_target(results, label, key, other_key, limit) -> Target:
@@ -160,6 +158,17 @@ def targets(results: dict) -> list[Target]:
                                    "W5/trec_eval-all", 3))
         out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
                                   "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
+    if "W7/report-diversity" in results:
+        out.append(_speedup_target(results, "W7 report, 10 diversity measures, vs ndeval", "W7/report-diversity",
+                                   "W7/ndeval", 3))
+        out.append(_memory_target(results, "W7 report, 10 diversity measures: peak RSS vs ndeval",
+                                  "W7/report-diversity", "W7/ndeval", 0.5))
+        from .diversity import CWL_MEASURES
+
+        for i in range(len(CWL_MEASURES)):
+            if f"W7/report-cwl{i}" in results:
+                out.append(_ratio_target(results, f"W7 report {CWL_MEASURES[i]} vs nDCG@10",
+                                         f"W7/report-cwl{i}", "W7/report-ndcg", 1.5))
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]
@@ -176,10 +185,8 @@ def measurement_rows(results: dict, workloads: list[str]) -> list[list[str]]:
                 continue
             if r.ok:
                 times = f"{r.median:.3f}"
-                cpu = f"CPU {r.cpu_median:.2f} s" if r.cpu_median is not None else ""
                 rows.append([workload, r.case.label, times, f"{r.best:.3f}", str(len(r.seconds)),
-                             f"{r.peak:.0f}", f"{r.median / ref[0]:.2f}" if ref else "",
-                             "; ".join(x for x in (cpu, phase_note(r)) if x)])
+                             f"{r.peak:.0f}", f"{r.median / ref[0]:.2f}" if ref else "", phase_note(r)])
             else:
                 rows.append([workload, r.case.label, "", "", "0", "", "", r.status])
     return rows
