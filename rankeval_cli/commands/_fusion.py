@@ -199,11 +199,11 @@ def write_fused(sink, files, fusion, tag: str, train_qrels=None) -> None:
     read whole where one is not in query order."""
     from ..aggregate.fusion.blocks import NotByQuery
     from ..aggregate.fusion.files import fused_blocks
-    from ..formats.trec.write import byte_strings, run_lines
+    from ..formats.trec.write import run_lines
 
     def write(whole: bool) -> None:
         for block in fused_blocks(files, fusion, train_qrels, _common.warn, whole):
-            sink.write(run_lines(block.query, byte_strings(block.doc), block.rank, block.score, tag))
+            sink.write(run_lines(block.query, block.doc, block.rank, block.score, tag))
 
     try:
         write(False)

@@ -83,8 +83,8 @@ def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: st
         blocks = list(fused_blocks(sources, fusion, train_qrels, report))
     except NotByQuery:
         blocks = list(fused_blocks(sources, fusion, train_qrels, report, whole=True))
-    query = np.concatenate([b.query for b in blocks]) if blocks else np.zeros(0, "S1")
-    return Fused(np.array([q.decode("utf-8") for q in query.tolist()], dtype=object), ByteIds.concat(
+    query = ByteIds.concat([b.query for b in blocks]) if blocks else ByteIds.from_list([])
+    return Fused(np.array(query.decode(), dtype=object), ByteIds.concat(
         [b.doc for b in blocks]) if blocks else ByteIds.from_list([]),
         np.concatenate([b.rank for b in blocks]) if blocks else np.zeros(0, np.int64),
         np.concatenate([b.score for b in blocks]) if blocks else np.zeros(0))

@@ -15,8 +15,8 @@ from .lists import Repeated, stack_codes
 
 
 def fused_blocks(sources, fusion, train_qrels=None, report=None, whole: bool = False):
-    """Yield the fused run of each block of queries (a :class:`~.Fused` whose ``query`` holds
-    the ids as UTF-8 bytes), in the byte order of the query ids.
+    """Yield the fused run of each block of queries (a :class:`~.Fused` whose ``query`` is a
+    ByteIds column of the ids' UTF-8 bytes), in the byte order of the query ids.
 
     Runs are read side by side (:func:`.blocks.streamed`) unless ``whole``, a source is not
     a regular file, or the method learns from ``train_qrels`` (a qrels file): then they are
@@ -47,8 +47,10 @@ def fuse_block(block, fusion, model=None):
         q, d, rank, s = fuse_stacked(stacked, fusion, model=model)
     except Repeated as exc:
         raise repeat_error(block, exc.run) from None
-    names = np.array([n.encode("utf-8") for n in block.names], dtype=bytes) if block.names else np.zeros(0, "S1")
-    return Fused(names[q], docs.take(d), rank, s)
+    from ...formats.byteids import ByteIds
+
+    names = ByteIds.from_list([n.encode("utf-8") for n in block.names])
+    return Fused(names.take(q), docs.take(d), rank, s)
 
 
 def stack_block(block, extra=None) -> tuple:

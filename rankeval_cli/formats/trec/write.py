@@ -15,6 +15,8 @@ import numpy as np
 
 #: Rows formatted at once.
 CHUNK = 1 << 16
+#: The longest id (bytes) written through fixed-width columns; rows of longer ids go line by line.
+WIDE = 256
 
 
 def texts(values) -> list:
@@ -56,22 +58,35 @@ def write_run(out, query: np.ndarray, docno: np.ndarray, rank: np.ndarray, score
     rank = np.asarray(rank)
     for start in range(0, len(rank), CHUNK):
         stop = start + CHUNK
-        q, d = byte_strings(_chunk(query, start, stop)), byte_strings(_chunk(docno, start, stop))
+        q, d = _chunk(query, start, stop), _chunk(docno, start, stop)
         lines = run_lines(q, d, rank[start:stop], np.asarray(score[start:stop]), tag, digits)
         write_bytes(out, lines)
 
 
-def run_lines(query: np.ndarray, docno: np.ndarray, rank: np.ndarray, score: np.ndarray, tag: str,
-              digits: int | None = None) -> bytes:
-    """The TREC lines of rows given as ``S`` arrays of ids, ranks and scores."""
+def run_lines(query, docno, rank: np.ndarray, score: np.ndarray, tag: str, digits: int | None = None) -> bytes:
+    """The TREC lines of rows: ids as numpy arrays or ByteIds columns, ranks and scores. Ids
+    longer than :data:`WIDE` bytes are not widened into columns (n × the longest id): such
+    rows are formatted line by line."""
     from ..floattext import texts as float_texts
 
+    if max(_widest(query), _widest(docno)) > WIDE:
+        fmt = repr if digits is None else (lambda x: f"{x:.{digits}f}")
+        return "".join(f"{q} Q0 {d} {r} {fmt(s)} {tag}\n" for q, d, r, s in zip(
+            texts(query), texts(docno), rank.tolist(), score.tolist())).encode("utf-8")
+    query, docno = byte_strings(query), byte_strings(docno)
     if digits is None and score.dtype == np.float64:
         scores = float_texts(score)
     else:
         fmt = repr if digits is None else (lambda x: f"{x:.{digits}f}")
         scores = np.array([fmt(x).encode("ascii") for x in score.tolist()], dtype=bytes)
     return joined([query, b" Q0 ", docno, _numbers(rank), scores, f" {tag}\n".encode("utf-8")], ids=(0, 2))
+
+
+def _widest(values) -> int:
+    """The longest id of a column in bytes (of a numpy array: its width)."""
+    if hasattr(values, "longest") and not isinstance(values, np.ndarray):  # a ByteIds column
+        return values.longest
+    return np.asarray(values).itemsize
 
 
 def joined(columns: list, ids: tuple = ()) -> bytes:
