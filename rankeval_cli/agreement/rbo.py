@@ -58,8 +58,9 @@ class Ranked:
     def of(cls, item, score) -> "Ranked":
         """Items ranked by score descending; equal scores form a tie group (any order inside)."""
         item, score = np.asarray(item), np.asarray(score, dtype=np.float64)
-        order = np.argsort(-score, kind="stable")
-        item, score = item[order], score[order]
+        if (score[1:] > score[:-1]).any():  # not yet by score descending (runs usually are)
+            order = np.argsort(-score, kind="stable")
+            item, score = item[order], score[order]
         n = len(score)
         new = np.r_[True, score[1:] != score[:-1]] if n else np.zeros(0, bool)
         starts = np.flatnonzero(new)
@@ -83,7 +84,7 @@ def _ramps(top, bottom, weight, l: int, enter=None, power: int = 1) -> np.ndarra
         return out[:l]
     enter = top if enter is None else np.maximum(enter, top)
     full = np.maximum(bottom, enter)  # from here on c = 1
-    np.add.at(out, np.minimum(full, l), weight)
+    out = np.bincount(np.minimum(full, l), weights=weight, minlength=l + 1)
     span = np.clip(np.minimum(full, l) - enter, 0, None)
     if span.sum():
         rows = np.repeat(np.arange(len(top)), span)
@@ -94,19 +95,27 @@ def _ramps(top, bottom, weight, l: int, enter=None, power: int = 1) -> np.ndarra
     return np.cumsum(out)[:l]
 
 
-def _overlap(S: Ranked, L: Ranked, l: int) -> np.ndarray:
-    """X_d = Σ_i c_S(i, d) c_L(i, d) over the items of both, for d < l."""
-    common, i_s, i_l = np.intersect1d(S.item, L.item, assume_unique=True, return_indices=True)
+def _common(S: Ranked, L: Ranked) -> tuple:
+    """(indices in S, indices in L) of the items of both, in increasing item order."""
+    by_item = np.argsort(L.item)
+    items = L.item[by_item]
+    at = np.minimum(np.searchsorted(items, S.item), max(len(items) - 1, 0))
+    found = np.flatnonzero(items[at] == S.item) if len(items) else np.zeros(0, np.int64)
+    found = found[np.argsort(S.item[found])]
+    return found, by_item[at[found]]
+
+
+def _overlap(S: Ranked, L: Ranked, l: int, i_s: np.ndarray, i_l: np.ndarray) -> np.ndarray:
+    """X_d = Σ_i c_S(i, d) c_L(i, d) over the items of both (at ``i_s`` in S, ``i_l`` in L), for d < l."""
     out = np.zeros(l + 1)
-    if len(common) == 0:
+    if len(i_s) == 0:
         return out[:l]
     ts, bs, tl, bl = S.top[i_s], S.bottom[i_s], L.top[i_l], L.bottom[i_l]
     start, full = np.maximum(ts, tl), np.maximum(bs, bl)
-    np.add.at(out, np.minimum(full, l), 1.0)
-    out = np.cumsum(out)
+    out = np.cumsum(np.bincount(np.minimum(full, l), minlength=l + 1).astype(np.float64))
     span = np.clip(np.minimum(full, l) - start, 0, None)
     if span.sum():
-        rows = np.repeat(np.arange(len(common)), span)
+        rows = np.repeat(np.arange(len(i_s)), span)
         d = np.arange(len(rows)) - np.repeat(np.cumsum(span) - span, span) + start[rows]
         c_s = np.minimum((d - ts[rows] + 1) / (bs[rows] - ts[rows] + 1), 1.0)
         c_l = np.minimum((d - tl[rows] + 1) / (bl[rows] - tl[rows] + 1), 1.0)
@@ -131,7 +140,8 @@ def rbo(x: Ranked, y: Ranked, p: float, variant: str = "a") -> dict:
     if variant == "w" or not (S.tied or L.tied):
         variant, S, L = "w", _w_form(S), _w_form(L)
     depth = np.arange(1, l + 1, dtype=np.float64)
-    X = _overlap(S, L, l)
+    i_s, i_l = _common(S, L)
+    X = _overlap(S, L, l, i_s, i_l)
     ones_s, ones_l = np.ones(s), np.ones(l)
     if variant == "w":
         sum_s, sum_l = _ramps(S.top, S.bottom, ones_s, l), _ramps(L.top, L.bottom, ones_l, l)
@@ -147,7 +157,8 @@ def rbo(x: Ranked, y: Ranked, p: float, variant: str = "a") -> dict:
         return x_d / np.sqrt(sq_s[first:stop] if short_side else d) / np.sqrt(sq_l[first:stop])
 
     a1 = agreement(X[:s], 0, s, True)
-    lds = ~np.isin(L.item, S.item)  # L's items S lacks, in L's order
+    lds = np.ones(l, dtype=bool)  # L's items S lacks, in L's order
+    lds[i_l] = False
     t_u, b_u = L.top[lds], L.bottom[lds]
     n_u = len(t_u)
     a_s = a1[s - 1] if s else 0.0

@@ -36,6 +36,82 @@ class RunLists:
     lists: dict = field(default_factory=dict)
 
 
+@dataclass
+class PairValues:
+    """One ordered pair of runs: the queries either has (ids in byte order), how many of them
+    only one has, and each measure's value per query."""
+
+    queries: list = field(default_factory=list)
+    lacking: int = 0
+    values: dict = field(default_factory=dict)
+
+
+def compare(paths, settings: "AgreementSettings") -> tuple[list, dict]:
+    """(run names, {(i, j): PairValues}) of every pair of runs (i < j: every measure; i > j:
+    tau-ap alone, the only asymmetric one), the runs read a block of queries at a time
+    (:mod:`rankeval_cli.aggregate.fusion.blocks`): side by side, or read whole where one is not
+    in the byte order of its query ids."""
+    from dataclasses import replace
+
+    from ..aggregate.fusion.blocks import NotByQuery, query_blocks
+
+    n = len(paths)
+    pairs = {(i, j): settings if i < j else replace(settings, measures=("tau-ap",)) for i in range(n)
+             for j in range(n) if i < j or (i > j and "tau-ap" in settings.measures)}
+    for whole in (False, True):
+        names, out = [str(p) for p in paths], {pair: PairValues() for pair in pairs}
+        try:
+            for at, block in enumerate(query_blocks(list(paths), whole)):
+                runs = block_lists(block)
+                if at == 0:
+                    names = [part.tag or str(path) for part, path in zip(block.parts, paths)]
+                for (i, j), pair_settings in pairs.items():
+                    _add(out[i, j], runs[i], runs[j], block.names, pair_settings)
+            break
+        except NotByQuery:
+            continue
+    if len(set(names)) < len(names):
+        names = [str(p) for p in paths]
+    for pair in out.values():
+        pair.values = {name: np.concatenate(parts) for name, parts in pair.values.items()}
+    return names, out
+
+
+def _add(pair: PairValues, x: "RunLists", y: "RunLists", names: list, settings) -> None:
+    queries = pair_queries(x, y)
+    pair.queries += [names[q] for q in queries]
+    pair.lacking += len(set(x.lists) ^ set(y.lists))
+    for name, values in per_query(x, y, queries, settings).items():
+        pair.values.setdefault(name, []).append(values)
+
+
+def block_lists(block) -> list:
+    """Each run's rankings of the block's queries (RunLists keyed by query index): doc codes
+    shared by the runs, in docno order within a query; a document twice in a run's ranking of
+    a query is a DataError at its line."""
+    from ..aggregate.fusion.files import block_candidates, doc_codes, repeat_error
+    from ..aggregate.fusion.lists import Repeated
+    from ..formats.byteids import ByteIds
+
+    try:
+        found = block_candidates(block)
+    except Repeated as exc:
+        raise repeat_error(block, exc.run) from None
+    code = found[1] if found is not None else doc_codes(ByteIds.concat([p.docno for p in block.parts]))[1]
+    out, at = [], 0
+    for r, part in enumerate(block.parts):
+        c, at = code[at:at + len(part.score)], at + len(part.score)
+        heads = np.flatnonzero(np.r_[True, part.query[1:] != part.query[:-1]]) if len(c) else np.zeros(0, np.int64)
+        ends = np.append(heads[1:], len(c))
+        if found is None and len(c):
+            key = np.sort(part.query * (int(c.max()) + 1) + c)
+            if (key[1:] == key[:-1]).any():
+                raise repeat_error(block, r)
+        out.append(RunLists(part.tag, {int(part.query[h]): (c[h:e], part.score[h:e]) for h, e in
+                                       zip(heads.tolist(), ends.tolist())}))
+    return out
+
+
 def read_runs(paths) -> tuple[list, list]:
     """([RunLists], query ids in byte order)."""
     from ..formats.byteids import ByteIds

@@ -168,7 +168,8 @@ def fusion_of(method: str, options: FusionOptions, n_runs: int):
 def fuse_and_write(files, output, output_format, method, options: FusionOptions):
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
     from ..aggregate.fusion import METHODS, fuse_files
-    from ..formats.trec.write import texts, write_run
+    from ..formats.trec.write import texts
+    from ..restartable_output import restartable
     from ..signature import signature
 
     if not files:
@@ -177,11 +178,11 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
     if not tag or any(ch.isspace() for ch in tag):
         raise click.BadParameter("a run tag is one word without spaces", param_hint="--run-tag")
     fusion = fusion_of(method, options, len(files))
-    fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
     if output_format == "trec":
-        with _common.output_stream(output) as out:
-            write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+        with _common.output_stream(output) as out, restartable(out) as sink:
+            write_fused(sink, files, fusion, tag, options.train_qrels)
         return
+    fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
     entry = METHODS[method]
     shown_params = {k: v for k, v in fusion.params.items()}
     sig = signature("aggregate", method=method, normalization=fusion.normalization if entry.reads_scores else None,
@@ -191,6 +192,24 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
         writer.write_many({"group": q, "item": d, "rank": r, "score": s, "signature": sig}
                           for q, d, r, s in zip(texts(fused.query), texts(fused.doc), fused.rank.tolist(),
                                                 fused.score.tolist()))
+
+
+def write_fused(sink, files, fusion, tag: str, train_qrels=None) -> None:
+    """The fused run as TREC lines, a block of queries at a time; started over with the runs
+    read whole where one is not in query order."""
+    from ..aggregate.fusion.blocks import NotByQuery
+    from ..aggregate.fusion.files import fused_blocks
+    from ..formats.trec.write import run_lines
+
+    def write(whole: bool) -> None:
+        for block in fused_blocks(files, fusion, train_qrels, _common.warn, whole):
+            sink.write(run_lines(block.query, block.doc, block.rank, block.score, tag))
+
+    try:
+        write(False)
+    except NotByQuery:
+        sink.restart()
+        write(True)
 
 
 def optimize_and_write(files, output, output_format, method, options: FusionOptions, resampling):

@@ -74,7 +74,7 @@ def command(files, output, measures, p, rbo_ties, depth, k, per_group, matrix, r
       rankeval agree examples/trec/bm25.run examples/trec/dense.run
       rankeval agree -m rbo --p 0.95 --rbo-ties b --matrix run1 run2 run3
     """
-    from ..agreement.runs import AgreementSettings, mean_with_interval, pair_queries, per_query, read_runs
+    from ..agreement.runs import AgreementSettings, compare, mean_with_interval
     from ..signature import signature
 
     if len(files) < 2:
@@ -82,42 +82,32 @@ def command(files, output, measures, p, rbo_ties, depth, k, per_group, matrix, r
     level = DEFAULT_LEVEL if resampling.ci is None else resampling.ci
     resampling = replace(resampling, ci=level).resolved()
     settings = AgreementSettings(measures, p, rbo_ties, depth, k)
-    runs, qids = read_runs(files)
-    for i, x in enumerate(runs):
-        for y in runs[i + 1:]:
-            lacking = len(set(x.lists) ^ set(y.lists))
-            if lacking:
-                _common.warn(f"{x.name} and {y.name}: {lacking} of {len(pair_queries(x, y))} queries in one run "
-                             f"only (an empty ranking in the other)")
+    names, pairs = compare(files, settings)
+    for (i, j), pair in pairs.items():
+        if i < j and pair.lacking:
+            _common.warn(f"{names[i]} and {names[j]}: {pair.lacking} of {len(pair.queries)} queries in one run "
+                         f"only (an empty ranking in the other)")
     sig = signature("agree", p=p if "rbo" in measures else None, ties=rbo_ties if "rbo" in measures else None,
                     depth=depth, k=k if {"overlap", "jaccard"} & set(measures) else None,
                     level=resampling.level, bootstrap=resampling.replicates, seed=resampling.seed)
     records, cells = [], {}
-    for i, x in enumerate(runs):
-        for j, y in enumerate(runs):
-            if i == j or (j < i and measures == ("tau-ap",)):
+    for (i, j), pair in sorted(pairs.items()):
+        for name, v in pair.values.items():
+            if per_group:
+                records += [{"system": names[i], "baseline": names[j], "group": q, "measure": name,
+                             "value": float(v[at]), "signature": sig} for at, q in enumerate(pair.queries)]
                 continue
-            queries = pair_queries(x, y)
-            values = per_query(x, y, queries, settings)
-            for name, v in values.items():
-                if j < i and name != "tau-ap":
-                    continue  # symmetric: each pair once
-                if per_group:
-                    records += [{"system": x.name, "baseline": y.name, "group": qids[q], "measure": name,
-                                 "value": float(v[at]), "signature": sig} for at, q in enumerate(queries)]
-                    continue
-                mean, low, high, defined, undefined = mean_with_interval(v, resampling.level, resampling.replicates,
-                                                                         resampling.seed)
-                cells[(name, i, j)] = mean
-                if name != "tau-ap":
-                    cells[(name, j, i)] = mean
-                records.append({"system": x.name, "baseline": y.name, "measure": name, "value": mean,
-                                "ci_low": low, "ci_high": high, "groups": defined, "undefined": undefined,
-                                "signature": sig})
+            mean, low, high, defined, undefined = mean_with_interval(v, resampling.level, resampling.replicates,
+                                                                     resampling.seed)
+            cells[(name, i, j)] = mean
+            if name != "tau-ap":
+                cells[(name, j, i)] = mean
+            records.append({"system": names[i], "baseline": names[j], "measure": name, "value": mean,
+                            "ci_low": low, "ci_high": high, "groups": defined, "undefined": undefined,
+                            "signature": sig})
     if matrix and not per_group:
-        names = list(dict.fromkeys(name for name, _, _ in cells))
-        records = [{"measure": name, "system": x.name,
-                    **{y.name: cells.get((name, i, j)) for j, y in enumerate(runs)}}
-                   for name in names for i, x in enumerate(runs)]
+        measure_names = list(dict.fromkeys(name for name, _, _ in cells))
+        records = [{"measure": name, "system": x, **{y: cells.get((name, i, j)) for j, y in enumerate(names)}}
+                   for name in measure_names for i, x in enumerate(names)]
     with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(records)

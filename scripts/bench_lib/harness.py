@@ -168,4 +168,4 @@ def _finish(result: Result, results: dict[str, Result]) -> None:
         derived = Case(key, c.workload, label, c.argv, tool=c.tool)
         seconds = result.inner[metric]["seconds"]
         results[key] = Result(derived, seconds=list(seconds), peaks=list(result.peaks), output=result.output,
-                              inner={"value": result.inner[metric]["value"]})
+                              inner={"value": result.inner[metric]["value"]}, phases=dict(result.phases))

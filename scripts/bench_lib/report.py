@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from .harness import phase_note
@@ -64,11 +65,13 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
 
 
 def _cpu(mine, other, speedup: bool = True) -> str:
-    """The same comparison in CPU seconds (user + system), where both were measured."""
-    if mine.cpu_median is None or other.cpu_median is None or not mine.cpu_median or not other.cpu_median:
+    """The same comparison in CPU seconds (user + system), where both were measured (a peer's
+    in-process timing: the ``cpu`` it reports of itself)."""
+    theirs = other.cpu_median if "cpu" not in other.phases else statistics.median(other.phases["cpu"])
+    if not mine.cpu_median or not theirs:
         return ""
-    ratio = other.cpu_median / mine.cpu_median if speedup else mine.cpu_median / other.cpu_median
-    return f"; CPU {mine.cpu_median:.3f} s vs {other.cpu_median:.3f} s ({ratio:.2f}×)"
+    ratio = theirs / mine.cpu_median if speedup else mine.cpu_median / theirs
+    return f"; CPU {mine.cpu_median:.3f} s vs {theirs:.3f} s ({ratio:.2f}×)"
 
 
 def _slowdown_target(results, label, key, other_key, limit) -> Target:
@@ -143,10 +146,11 @@ def targets(results: dict) -> list[Target]:
             out.append(_ratio_target(results, f"W6 fuse {m} vs reading the runs", f"W6/{m}", "W6/read", 2))
             out.append(_speedup_target(results, f"W6 fuse {m} vs ranx (warm, in-process)", f"W6/{m}",
                                        f"W6/ranx-{m}-warm", 4))
-        t = Target("W6 agree -m rbo on every query of two runs", "< 10 s")
+        t = Target("W6 agree -m rbo on every query of two runs, on one core (CPU time)", "< 10 s")
         r = _get(results, "W6/agree-rbo")
-        if r:
-            t.measured, t.met = f"{r.median:.2f} s", r.median < 10
+        if r and r.cpu_median is not None:
+            t.measured, t.met = f"{r.cpu_median:.2f} s", r.cpu_median < 10
+            t.detail = f"wall {r.median:.2f} s"
         out.append(t)
     if "W5/report" in results:
         out.append(_speedup_target(results, "W5 report vs pytrec_eval (parsers + evaluation)", "W5/report",

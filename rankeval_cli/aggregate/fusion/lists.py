@@ -32,6 +32,9 @@ class Stacked:
     queries: np.ndarray  # sorted unique query ids (str or bytes), or codes
     docs: np.ndarray  # sorted unique document ids, or codes
     n_runs: int
+    #: when given, ``doc`` codes are candidates (a (query, document) each, in (query, docno)
+    #: order) and this is the query of each: the grouping into candidates is done
+    cand_query: np.ndarray | None = None
 
 
 def bounds(keys: np.ndarray) -> np.ndarray:
@@ -82,43 +85,57 @@ def stack_codes(parts, n_queries: int, n_docs: int) -> Stacked:
     them. Runs written in trec_eval's order (each query's lines together, by score and docno
     descending), as runs are, need no sort: that is checked in one pass, and a run that is
     not is sorted. A document twice in a query of a run is left to the caller to find."""
-    runs, queries, docs, scores = [], [], [], []
-    for r, (q, d, x) in enumerate(parts):
+    columns = {name: [] for name in ("query", "doc", "score", "position", "length")}
+    for q, d, x in parts:
         q, d, x = np.asarray(q, np.int64), np.asarray(d, np.int64), np.asarray(x, np.float64)
-        order = _trec_order(q, d, x)
+        order, heads = _trec_order(q, d, x)
         if order is not None:
             q, d, x = q[order], d[order], x[order]
-        runs.append(np.full(len(q), r, dtype=np.int64))
-        queries.append(q)
-        docs.append(d)
-        scores.append(x)
-    cat = (lambda a, dtype: np.concatenate(a) if a else np.zeros(0, dtype))  # noqa: E731
-    run, query, doc, score = cat(runs, np.int64), cat(queries, np.int64), cat(docs, np.int64), cat(scores, float)
-    edges = bounds(run * max(n_queries, 1) + query)
-    sizes = np.diff(edges)
-    position = np.arange(len(run), dtype=np.int64) - np.repeat(edges[:-1], sizes) + 1
-    return Stacked(run, query, doc, score, position, np.repeat(sizes, sizes), np.arange(n_queries),
-                   np.arange(n_docs), len(parts))
+        sizes = np.diff(np.append(heads, len(q)))
+        for name, column in zip(columns, (q, d, x, np.arange(1, len(q) + 1) - np.repeat(heads, sizes),
+                                          np.repeat(sizes, sizes))):
+            columns[name].append(column)
+    run = np.repeat(np.arange(len(parts), dtype=np.int64), [len(c) for c in columns["query"]])
+    cat = {name: np.concatenate(c) if c else np.zeros(0, np.float64 if name == "score" else np.int64)
+           for name, c in columns.items()}
+    return Stacked(run, cat["query"], cat["doc"], cat["score"], cat["position"], cat["length"],
+                   np.arange(n_queries), np.arange(n_docs), len(parts))
 
 
-def _trec_order(q: np.ndarray, d: np.ndarray, x: np.ndarray) -> np.ndarray | None:
-    """The row order that puts a run in trec_eval's order, or None when it is in it. A run whose
-    queries are each together and by score has only its tied stretches reordered (by docno)."""
+def _trec_order(q: np.ndarray, d: np.ndarray, x: np.ndarray) -> tuple:
+    """(the row order that puts a run in trec_eval's order, or None when it is in it; the first
+    row of each query in that order). A run whose queries are each together and by score has
+    only its tied stretches reordered (by docno)."""
     if len(q) < 2:
-        return None
+        return None, np.zeros(len(q), dtype=np.int64)
     same = q[1:] == q[:-1]
-    starts = q[np.r_[True, ~same]]
+    heads = np.flatnonzero(np.r_[True, ~same])
+    starts = q[heads]
     if len(np.unique(starts)) != len(starts) or ((x[:-1] < x[1:]) & same).any():
-        return np.lexsort((-d, -x, q))  # queries scattered or not by score: a full sort
+        order = np.lexsort((-d, -x, q))  # queries scattered or not by score: a full sort
+        return order, np.flatnonzero(np.r_[True, q[order][1:] != q[order][:-1]])
     tied = same & (x[:-1] == x[1:])
     if not (tied & (d[:-1] < d[1:])).any():
-        return None
+        return None, heads
     # only the tied stretches: their rows sorted by (stretch, docno descending)
     rows = np.flatnonzero(np.r_[tied, False] | np.r_[False, tied])
     stretch = np.cumsum(np.r_[True, ~tied])[rows]
     order = np.arange(len(q))
-    order[rows] = rows[np.lexsort((-d[rows], stretch))]
-    return order
+    order[rows] = rows[_ascending(stretch, -d[rows])]
+    return order, heads
+
+
+def _ascending(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+    """``np.lexsort((minor, major))`` for integer keys, by one sort of packed keys where they fit."""
+    n = len(major)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    low, lo_minor = max(int(n - 1).bit_length(), 1), int(minor.min())
+    mid = max(int(minor.max()) - lo_minor, 1).bit_length()
+    if max(int(major.max()), 1).bit_length() + mid + low > 63 or major.min() < 0:
+        return np.lexsort((minor, major))
+    packed = np.sort((major << (mid + low)) | ((minor - lo_minor) << low) | np.arange(n, dtype=np.int64))
+    return packed & ((1 << low) - 1)
 
 
 def shown(value) -> str:
@@ -188,15 +205,19 @@ class Lists:
     def of(cls, stacked: Stacked) -> "Lists":
         """The candidates of stacked runs; ValueError (:class:`Repeated`) if a run lists a document twice
         for a query."""
+        from .grouping import group
+
+        if stacked.cand_query is not None:
+            n_cand = len(stacked.cand_query)
+            return cls(stacked.run, stacked.query, stacked.doc, stacked.position, stacked.length, n_cand,
+                       stacked.cand_query, np.arange(n_cand, dtype=np.int64), stacked.n_runs,
+                       max(len(stacked.queries), 1), weights=np.ones(stacked.n_runs))
         n_docs = max(len(stacked.docs), 1)
-        unique, cand = np.unique(stacked.query * n_docs + stacked.doc, return_inverse=True)
-        cand = cand.reshape(-1)
-        if len(cand) and stacked.n_runs * len(unique) < 1 << 31:
-            counts = np.bincount(cand * stacked.n_runs + stacked.run)
-            if counts.max() > 1:
-                key = int(np.argmax(counts))
-                raise Repeated(key % stacked.n_runs, stacked.queries[unique[key // stacked.n_runs] // n_docs],
-                               stacked.docs[unique[key // stacked.n_runs] % n_docs])
+        unique, cand, repeat = group(stacked.query * n_docs + stacked.doc, max(len(stacked.queries), 1) * n_docs,
+                                     stacked.run)
+        if repeat >= 0:
+            raise Repeated(int(stacked.run[repeat]), stacked.queries[stacked.query[repeat]],
+                           stacked.docs[stacked.doc[repeat]])
         return cls(stacked.run, stacked.query, cand.reshape(-1), stacked.position, stacked.length, len(unique),
                    unique // n_docs, unique % n_docs, stacked.n_runs, max(len(stacked.queries), 1),
                    weights=np.ones(stacked.n_runs))
