@@ -16,14 +16,14 @@ import click
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 
-INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml")
+INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml", "parquet", "arrow")
 #: what --input-format auto recognises: the canonical encodings and JCML, read with the JCML
 #: reader's defaults (gold from rank=; 'convert --from jcml' for its other options).
-STREAM_FORMATS = ("tsv", "jsonl", "jcml")
+STREAM_FORMATS = ("tsv", "jsonl", "jcml", "parquet", "arrow")
 #: formats of commands that write a stream of groups (convert adds jcml).
-OUTPUT_FORMATS = ("tsv", "jsonl")
+OUTPUT_FORMATS = ("tsv", "jsonl", "parquet", "arrow")
 #: formats of commands that write summary records; tables are written when the input ends.
-SUMMARY_FORMATS = ("tsv", "jsonl", "markdown", "latex")
+SUMMARY_FORMATS = ("tsv", "jsonl", "markdown", "latex", "parquet", "arrow")
 #: old spellings kept for one release, accepted but not shown.
 FORMAT_ALIASES = {"json": "jsonl", "md": "markdown", "tex": "latex"}
 
@@ -144,7 +144,8 @@ def input_options(f):
              "repeatable. The number of rows dropped goes to stderr.")(f)
     f = click.option(
         "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
-        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<'.")(f)
+        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<', Parquet and "
+             "Arrow by their magic bytes.")(f)
     return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
 
 

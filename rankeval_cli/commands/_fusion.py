@@ -183,9 +183,14 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
         raise click.BadParameter("a run tag is one word without spaces", param_hint="--run-tag")
     fusion = fusion_of(method, options, len(files))
     fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
-    if output_format == "trec":
+    if output_format in ("trec", "parquet", "arrow"):
         with _common.output_stream(output) as out:
-            write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+            if output_format == "trec":
+                write_run(out, fused.query, fused.doc, fused.rank, fused.score, tag)
+            else:  # the run as ir_datasets/ranx columns, its tag in a run column
+                from ..formats.arrow_stream import write_run_table
+
+                write_run_table(out, fused.query, fused.doc, fused.rank, fused.score, tag, output_format)
         return
     entry = METHODS[method]
     shown_params = {k: v for k, v in fusion.params.items()}

@@ -94,7 +94,8 @@ def write_summary(out, records: list[dict], output_format: str, per_group: bool,
         if quiet():
             return
         text = io.StringIO()
-        with _common.record_writer(text, output_format) as writer:
+        note_format = "tsv" if output_format in ("parquet", "arrow") else output_format  # stderr is text
+        with _common.record_writer(text, note_format) as writer:
             writer.write_many(records)
         click.echo(text.getvalue(), err=True, nl=False)
     else:

@@ -14,7 +14,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 
 @click.command(name="convert")
 @_common.input_options
-@_common.output_options(formats=("tsv", "jsonl", "jcml"))
+@_common.output_options(formats=(*_common.OUTPUT_FORMATS, "jcml"))
 @click.option("--from", "from_format", type=click.Choice(READER_NAMES), default="auto", show_default=True,
               metavar="FORMAT",
               help="Input format: auto, tsv, jsonl, jcml, wmt-rr, wmt-scores, darr, wmt-da, mqm, letor, trec\f"
@@ -126,6 +126,12 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
                                       documents=list(documents) or None, index=list(index) or None, depth=depth,
                                       all_queries=all_queries, max_feature_index=max_feature_index).items()
                if v is not None}
+    if from_format == "trec" and qrels is None and output_format in ("parquet", "arrow"):
+        from ..formats.arrow_stream import write_runs
+
+        with _common.output_stream(output) as out:  # the runs themselves, not joined with judgments
+            write_runs(list(files) or ["-"], out, output_format)
+        return
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")
@@ -150,7 +156,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         raise click.UsageError(f"--{next(iter(options)).replace('_', '-')} does not apply to --from {from_format}")
     batches = _common.read_inputs(files, input_format, exclude_systems,
                                   fmt=None if from_format == "auto" else from_format,
-                                  sniffable=("tsv", "jsonl", "jcml"), **options)
+                                  sniffable=_common.STREAM_FORMATS, **options)
     if scores:
         from ..formats.join import join_scores
 

@@ -16,7 +16,7 @@ DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 
 @click.command(name="features")
 @_common.input_options
-@_common.output_options(formats=("tsv", "jsonl", "jcml"))
+@_common.output_options(formats=(*_common.OUTPUT_FORMATS, "jcml"))
 @click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
               help="Column of each item's translation\f"
                    "Column holding each item's translation (any text column, item or group included).")

@@ -29,6 +29,8 @@ READERS = {
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
     "trec": "trec:read_trec",
+    "parquet": "arrow_stream:read_stream",
+    "arrow": "arrow_stream:read_stream",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
@@ -36,10 +38,12 @@ WRITERS = {
     "tsv": "tsv:write_tsv",
     "jsonl": "jsonl:write_jsonl",
     "jcml": "jcml:write_jcml",
+    "parquet": "arrow_stream:write_parquet",
+    "arrow": "arrow_stream:write_arrow",
 }
 
 #: the canonical stream formats every subcommand reads and writes.
-CANONICAL = ("tsv", "jsonl")
+CANONICAL = ("tsv", "jsonl", "parquet", "arrow")
 
 
 def _load(table: dict, name: str, kind: str):

@@ -61,7 +61,8 @@ from .byteids import ByteIds, same
 from .trec_fields import QRELS, QRELS_FIELDS, RUN, RUN_FIELDS, LineMap, check_ids, fields, integers, numbers, shown
 
 __all__ = ["RUN_FIELDS", "QRELS_FIELDS", "LineMap", "Run", "Qrels", "Joined", "read_run", "read_qrels", "stream_join",
-           "join", "trec_order", "docno_words", "joined_batches", "read_trec", "Scattered", "HashIndex", "shown"]
+           "join", "qrels_of", "run_of", "empty_run", "trec_order", "docno_words", "joined_batches", "read_trec",
+           "Scattered", "HashIndex", "shown"]
 
 #: Bytes per block read at once (whole lines); parsing temporaries scale with it.
 RUN_BLOCK_BYTES = 1 << 21
@@ -198,19 +199,38 @@ def _run_blocks(source, block_bytes: int | None = None):
 
 
 def read_run(source, block_bytes: int | None = None) -> Run:
-    """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno)."""
+    """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno);
+    a Parquet or Arrow file is read by :func:`.arrow.read_run`."""
+    from . import arrow
+
+    if arrow.sniff(source):
+        return arrow.read_run(source)
     name = source_name(source)
     blocks, codes = [], _Codes()
     for codes, block in _run_blocks(source, block_bytes):
         blocks.append(block)
     if not blocks:
-        return _empty_run(name)
+        return empty_run(name)
     return Run(source=name, tag=blocks[0].tag, qids=codes.qids, code=np.concatenate([b.code for b in blocks]),
                docno=ByteIds.concat([b.docno for b in blocks]), score=np.concatenate([b.score for b in blocks]),
                lines=LineMap.concat(b.lines for b in blocks), last_tag=blocks[-1].last_tag)
 
 
-def _empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
+def run_of(name: str, qid: ByteIds, docno: ByteIds, score: np.ndarray, tags: tuple = ("", "")) -> Run:
+    """A :class:`Run` of columns (row ``i`` reported as line ``i + 1``): query codes in order of
+    first appearance; ``tags`` = (first, last) tag."""
+    distinct, code = qid.unique()
+    order = np.argsort(code, kind="stable")
+    first = order[np.searchsorted(code[order], np.arange(len(distinct)))]
+    by_first = np.argsort(first, kind="stable")
+    renumber = np.empty(len(distinct), np.int32)
+    renumber[by_first] = np.arange(len(distinct), dtype=np.int32)
+    return Run(source=name, tag=tags[0], qids=distinct.take(by_first).decode(), code=renumber[code], docno=docno,
+               score=np.asarray(score, dtype=np.float64), lines=LineMap.consecutive(1, len(code)), last_tag=tags[1])
+
+
+def empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
+    """A run that retrieved nothing."""
     return Run(name, tag, [], np.zeros(0, np.int32), ByteIds.from_list([]), np.zeros(0), LineMap.of([]), last_tag)
 
 
@@ -230,7 +250,13 @@ def stream_join(source, qrels: "Qrels", *, depth: int | None = None, all_queries
     queries are not contiguous (a query's lines after another query's) is read whole
     instead: ``(None, Scattered)`` then tells the consumer to discard the parts before (stdin,
     a pipe or a file object is copied to a temporary file as it is read, for that). With
-    ``all_queries`` the qrels' queries the run lacks come last, with empty rankings."""
+    ``all_queries`` the qrels' queries the run lacks come last, with empty rankings. A
+    Parquet or Arrow run is read whole."""
+    from . import arrow
+
+    if arrow.sniff(source):
+        yield from _whole_run(arrow.read_run(source), qrels, depth, all_queries)
+        return
     if is_regular_file(source):
         yield from _stream_join_file(source, source, qrels, depth, all_queries, block_bytes)
         return
@@ -253,15 +279,25 @@ def _stream_join_file(source, again, qrels, depth, all_queries, block_bytes):
         yield None, where  # discard what came before: the whole run follows
         run = read_run(again(where) if callable(again) else again, block_bytes)
         run.source = name
-        joined = join(run, qrels, depth=depth)
-        seen_q[:] = False
-        seen_q[[q_index[q] for q in joined.qids]] = True
-        last_tag, tag = run.last_tag, run.tag
-        yield joined, run
+        yield from _whole_run(run, qrels, depth, all_queries)
+        return
     if all_queries and not seen_q.all():
-        missing = np.flatnonzero(~seen_q)
-        empty = _empty_run(name, tag, last_tag)
-        yield join(empty, qrels, queries=missing.tolist()), empty
+        empty = empty_run(name, tag, last_tag)
+        yield join(empty, qrels, queries=np.flatnonzero(~seen_q).tolist()), empty
+
+
+def _whole_run(run: Run, qrels: "Qrels", depth, all_queries):
+    """:func:`stream_join` of a run read whole: its join, then (``all_queries``) the qrels'
+    queries it lacks with empty rankings."""
+    joined = join(run, qrels, depth=depth)
+    yield joined, run
+    if all_queries:
+        q_index = {q: i for i, q in enumerate(qrels.qids)}
+        seen_q = np.zeros(len(qrels.qids), dtype=bool)
+        seen_q[[q_index[q] for q in joined.qids]] = True
+        if not seen_q.all():
+            empty = empty_run(run.source, run.tag, run.last_tag)
+            yield join(empty, qrels, queries=np.flatnonzero(~seen_q).tolist()), empty
 
 
 def _stream_parts(source, qrels, q_index, seen_q, depth, block_bytes):
@@ -391,7 +427,12 @@ class _Named(io.RawIOBase):
 
 def read_qrels(source) -> Qrels:
     """Read a qrels file; a duplicate (qid, docno), a malformed line, a non-integer grade
-    is a :class:`DataError` at its line, a file without judgments one without a line."""
+    is a :class:`DataError` at its line, a file without judgments one without a line; a
+    Parquet or Arrow file is read by :func:`.arrow.read_qrels`."""
+    from . import arrow
+
+    if arrow.sniff(source):
+        return arrow.read_qrels(source)
     name = source_name(source)
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
     empty = True
@@ -409,8 +450,13 @@ def read_qrels(source) -> Qrels:
     if not q_parts:
         what = "is empty" if empty else "holds only blank or comment lines"
         raise DataError(f"no judgments: the qrels file {what}", name)
-    qid, docno = ByteIds.concat(q_parts), ByteIds.concat(d_parts)
-    grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
+    return qrels_of(name, ByteIds.concat(q_parts), ByteIds.concat(d_parts), np.concatenate(g_parts),
+                    np.concatenate(l_parts))
+
+
+def qrels_of(name: str, qid: ByteIds, docno: ByteIds, grade: np.ndarray, line: np.ndarray) -> Qrels:
+    """:class:`Qrels` of judgment columns (``line``: each one's line, for messages), sorted by
+    (qid, docno); a (qid, docno) judged twice is a :class:`DataError` at the second line."""
     distinct, q_code = qid.unique()
     order = np.lexsort((line, *docno.sort_keys(), q_code))  # by qid, docno (bytes), line
     q_code, docno, grade, line = q_code[order], docno.take(order).compact(), grade[order], line[order]

@@ -1,0 +1,223 @@
+"""Parquet and Arrow IPC files: runs, qrels and canonical streams read as columns, and written.
+
+A Parquet file starts with the bytes ``PAR1``, an Arrow IPC file with ``ARROW1`` and an
+Arrow IPC stream with the continuation marker ``FF FF FF FF``: :func:`kind_of` tells them
+by these magic bytes (after gzip, bzip2 or xz is undone), as the text readers tell
+compressed files, never by the file name.
+
+Column names (the first present wins; ids may be strings or integers):
+
+- a **run**: the query ``query_id`` (ir_datasets), ``q_id`` (ranx), ``qid`` or ``group``
+  (rankeval's stream); the document ``doc_id``, ``docno`` or ``item``; ``score`` (higher =
+  better), or rankeval's ``pred`` (lower = better: the score is ``-pred``, and rows without
+  a ``pred`` are judged documents the run did not retrieve, left out); an optional
+  ``run`` or ``tag`` column names the run (as a TREC run's tag field);
+- **qrels**: the same query and document names, and the grade in ``relevance``
+  (ir_datasets), ``score`` (ranx), ``rel`` or ``gold``; integers (a fractional grade is an
+  error at its row);
+- a **canonical stream**: rankeval's ``group, item, gold, pred`` and any extra column.
+
+Rows are numbered from 1 and a bad value is reported at its row as a text file's line.
+pyarrow is an optional dependency (``pip install 'rankeval-cli[arrow]'``); it is imported
+only when a file is one of these.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from ..errors import DataError
+from ..textio import is_regular_file, open_binary, source_name
+
+#: magic bytes -> kind
+MAGIC = ((b"PAR1", "parquet"), (b"ARROW1", "arrow"), (b"\xff\xff\xff\xff", "arrow"))
+QUERY_COLUMNS = ("query_id", "q_id", "qid", "group")
+DOC_COLUMNS = ("doc_id", "docno", "item")
+GRADE_COLUMNS = ("relevance", "score", "rel", "gold")
+TAG_COLUMNS = ("run", "tag")
+EXTRA_HINT = "pip install 'rankeval-cli[arrow]'"
+
+
+def kind_of(head: bytes) -> str | None:
+    """``parquet`` or ``arrow`` from a (decompressed) stream's first bytes, else None."""
+    for magic, kind in MAGIC:
+        if head.startswith(magic):
+            return kind
+    return None
+
+
+def sniff(source) -> str | None:
+    """:func:`kind_of` of a path's first bytes (None for stdin and streams: they are peeked by the caller)."""
+    if not isinstance(source, str) or source == "-":
+        return None
+    try:
+        with open_binary(source) as stream:
+            return kind_of(stream.peek(8)[:8])
+    except DataError:
+        return None  # the reader reports what is wrong with it
+
+
+def pyarrow():
+    """The pyarrow module, or a one-line error naming the extra that installs it."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise DataError(f"reading or writing Parquet or Arrow needs pyarrow: {EXTRA_HINT}") from None
+    return pa
+
+
+def read_table(source):
+    """The whole file as a pyarrow Table (a regular uncompressed Parquet file is memory-mapped)."""
+    pa = pyarrow()
+    name = source_name(source)
+    try:
+        with open_binary(source) as stream:
+            head = stream.peek(8)[:8]
+            kind = kind_of(head)
+            if kind is None:
+                raise DataError("not a Parquet or Arrow file", name, 1)
+            if kind == "parquet" and is_regular_file(source) and not _compressed(source):
+                import pyarrow.parquet as pq
+
+                return pq.read_table(source, memory_map=True)
+            data = pa.py_buffer(stream.read())
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(pa.BufferReader(data))
+        import pyarrow.ipc as ipc
+
+        if data.size >= 6 and data.to_pybytes()[:6] == b"ARROW1":
+            return ipc.open_file(data).read_all()
+        return ipc.open_stream(data).read_all()
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"cannot read as {kind or 'Parquet/Arrow'}: {str(exc).splitlines()[0]}", name) from None
+
+
+def _compressed(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) != b"PAR1"
+
+
+# ---- columns --------------------------------------------------------------------------------
+
+def column_named(table, names, what: str, source: str, required: bool = True):
+    """The first of ``names`` the table has (one chunk), or a one-line error listing what it has."""
+    for name in names:
+        if name in table.column_names:
+            return table.column(name).combine_chunks()
+    if not required:
+        return None
+    raise DataError(f"no {what} column: expected one of {', '.join(names)}; the file has "
+                    f"{', '.join(table.column_names) or 'no columns'}", source)
+
+
+def _no_nulls(array, column: str, source: str) -> None:
+    if array.null_count:
+        row = int(np.flatnonzero(~np.asarray(array.is_valid()))[0])
+        raise DataError(f"{column} is empty", source, row + 1)
+
+
+def id_column(array, column: str, source: str):
+    """A string or integer id column as a :class:`~.byteids.ByteIds` column (no Python object per row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .byteids import ByteIds
+
+    _no_nulls(array, column, source)
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        if not (pa.types.is_integer(array.type) or pa.types.is_dictionary(array.type)):
+            raise DataError(f"{column} must hold strings or integers, not {array.type}", source)
+        array = pc.cast(array, pa.string()) if not pa.types.is_dictionary(array.type) else \
+            pc.cast(array.dictionary_decode(), pa.string())
+    array = pc.cast(array, pa.large_string())
+    _validity, offsets, data = array.buffers()
+    n = len(array)
+    offsets = np.frombuffer(offsets, dtype=np.int64)[array.offset:array.offset + n + 1]
+    buf = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return ByteIds.from_fields(buf, offsets[:-1], offsets[1:])
+
+
+def number_column(array, column: str, source: str, integer: bool = False) -> np.ndarray:
+    """A numeric column as float64 (``integer``: int64, a fractional value an error), finite, no nulls."""
+    import pyarrow as pa
+
+    _no_nulls(array, column, source)
+    if not (pa.types.is_integer(array.type) or pa.types.is_floating(array.type)):
+        raise DataError(f"{column} must hold numbers, not {array.type}", source)
+    values = array.to_numpy(zero_copy_only=False).astype(np.float64)
+    bad = ~np.isfinite(values)
+    if integer:
+        bad |= values != np.floor(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        kind = "an integer" if integer else "a finite number"
+        raise DataError(f"{column} {values[row]!r} is not {kind}", source, row + 1)
+    return values.astype(np.int64) if integer else values
+
+
+def _text(array, row: int) -> str:
+    value = array[row].as_py()
+    return "" if value is None else str(value)
+
+
+# ---- runs and qrels ------------------------------------------------------------------------
+
+def read_run(source):
+    """A Parquet/Arrow run as a :class:`~.trec.Run` (query codes in order of first appearance).
+
+    Without a ``run``/``tag`` column the run is named after the file (its name without
+    directories and suffixes), as trec_eval names a run after its tag field.
+    """
+    return run_from_table(read_table(source), source_name(source))
+
+
+def run_from_table(table, name: str):
+    """The :class:`~.trec.Run` of a table with a run's columns (module docstring)."""
+    import pyarrow.compute as pc
+
+    from .trec import empty_run, run_of
+
+    score = column_named(table, ("score",), "score", name, required=False)
+    if score is None:
+        pred = column_named(table, ("pred",), "score (score or pred)", name)
+        table = table.filter(pc.is_valid(pred))  # judged documents the run did not retrieve
+        score = column_named(table, ("pred",), "score", name)
+        values = -number_column(score, "pred", name)
+    else:
+        values = number_column(score, "score", name)
+    if table.num_rows == 0:
+        return empty_run(name, _tag(table, name, 0), _tag(table, name, -1))
+    qid = id_column(column_named(table, QUERY_COLUMNS, "query id", name), "query id", name)
+    docno = id_column(column_named(table, DOC_COLUMNS, "document id", name), "document id", name)
+    return run_of(name, qid, docno, values, (_tag(table, name, 0), _tag(table, name, -1)))
+
+
+def _tag(table, name: str, row: int) -> str:
+    column = column_named(table, TAG_COLUMNS, "run", name, required=False)
+    if column is None or len(column) == 0:
+        import os
+
+        return os.path.basename(name).split(".")[0] or "run"
+    return _text(column, row if row >= 0 else len(column) - 1)
+
+
+def read_qrels(source):
+    """Parquet/Arrow qrels as a :class:`~.trec.Qrels` (checks as the text reader's, rows as lines)."""
+    return qrels_from_table(read_table(source), source_name(source))
+
+
+def qrels_from_table(table, name: str):
+    """The :class:`~.trec.Qrels` of a table with qrels columns (module docstring)."""
+    from .trec import qrels_of
+
+    if table.num_rows == 0:
+        raise DataError("no judgments: the qrels file has no rows", name)
+    qid = id_column(column_named(table, QUERY_COLUMNS, "query id", name), "query id", name)
+    docno = id_column(column_named(table, DOC_COLUMNS, "document id", name), "document id", name)
+    grade_column = column_named(table, GRADE_COLUMNS, "relevance", name)
+    grade = number_column(grade_column, "relevance", name, integer=True)
+    return qrels_of(name, qid, docno, grade, np.arange(1, table.num_rows + 1, dtype=np.int64))
