@@ -13,7 +13,7 @@ Column names (the first present wins; ids may be strings or integers):
   a ``pred`` are judged documents the run did not retrieve, left out); an optional
   ``run`` or ``tag`` column names the run (as a TREC run's tag field);
 - **qrels**: the same query and document names, and the grade in ``relevance``
-  (ir_datasets), ``score`` (ranx), ``rel`` or ``gold``; integers (a fractional grade is an
+  (ir_datasets), ``label`` (PyTerrier), ``score`` (ranx), ``rel`` or ``gold``; integers (a fractional grade is an
   error at its row);
 - a **canonical stream**: rankeval's ``group, item, gold, pred`` and any extra column.
 
@@ -35,7 +35,7 @@ from ..textio import is_regular_file, open_binary, source_name
 MAGIC = ((b"PAR1", "parquet"), (b"ARROW1", "arrow"), (b"\xff\xff\xff\xff", "arrow"))
 QUERY_COLUMNS = ("query_id", "q_id", "qid", "group")
 DOC_COLUMNS = ("doc_id", "docno", "item")
-GRADE_COLUMNS = ("relevance", "score", "rel", "gold")
+GRADE_COLUMNS = ("relevance", "label", "score", "rel", "gold")
 TAG_COLUMNS = ("run", "tag")
 EXTRA_HINT = "pip install 'rankeval-cli[arrow]'"
 

@@ -254,8 +254,9 @@ def stream_join(source, qrels: "Qrels", *, depth: int | None = None, all_queries
     Parquet or Arrow run is read whole."""
     from . import arrow
 
-    if arrow.sniff(source):
-        yield from _whole_run(arrow.read_run(source), qrels, depth, all_queries)
+    if isinstance(source, Run) or arrow.sniff(source):  # a run in memory (rankeval_cli.frames) or a file
+        yield from _whole_run(source if isinstance(source, Run) else arrow.read_run(source), qrels, depth,
+                              all_queries)
         return
     if is_regular_file(source):
         yield from _stream_join_file(source, source, qrels, depth, all_queries, block_bytes)
