@@ -81,12 +81,12 @@ def read_table(source):
             if kind == "parquet" and is_regular_file(source) and not _compressed(source):
                 import pyarrow.parquet as pq
 
-                return pq.read_table(source, memory_map=True)
+                return pq.ParquetFile(source, memory_map=True).read(use_threads=False)
             data = pa.py_buffer(stream.read())
         if kind == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(pa.BufferReader(data))
+            return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
         import pyarrow.ipc as ipc
 
         if data.size >= 6 and data.to_pybytes()[:6] == b"ARROW1":
@@ -121,23 +121,31 @@ def _no_nulls(array, column: str, source: str) -> None:
 
 
 def id_column(array, column: str, source: str):
-    """A string or integer id column as a :class:`~.byteids.ByteIds` column (no Python object per row)."""
+    """A string or integer id column as a :class:`~.byteids.ByteIds` column: a string column's
+    buffers are used as they are (no Python object per row, no copy)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     from .byteids import ByteIds
 
     _no_nulls(array, column, source)
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        if not (pa.types.is_integer(array.type) or pa.types.is_dictionary(array.type)):
-            raise DataError(f"{column} must hold strings or integers, not {array.type}", source)
-        array = pc.cast(array, pa.string()) if not pa.types.is_dictionary(array.type) else \
-            pc.cast(array.dictionary_decode(), pa.string())
-    array = pc.cast(array, pa.large_string())
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if pa.types.is_integer(array.type):
+        array = array.cast(pa.string())
+    if pa.types.is_string(array.type):
+        width = np.int32
+    elif pa.types.is_large_string(array.type):
+        width = np.int64
+    else:
+        raise DataError(f"{column} must hold strings or integers, not {array.type}", source)
     _validity, offsets, data = array.buffers()
     n = len(array)
-    offsets = np.frombuffer(offsets, dtype=np.int64)[array.offset:array.offset + n + 1]
+    offsets = np.frombuffer(offsets, dtype=width)[array.offset:array.offset + n + 1].astype(np.int64)
     buf = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    if len(buf) and not buf[offsets[0]:offsets[-1]].all():
+        row = int(np.searchsorted(offsets, int(np.flatnonzero(buf[offsets[0]:offsets[-1]] == 0)[0]) + offsets[0],
+                                  side="right")) - 1
+        raise DataError(f"{column} holds a NUL byte", source, row + 1)
     return ByteIds.from_fields(buf, offsets[:-1], offsets[1:])
 
 
@@ -148,7 +156,7 @@ def number_column(array, column: str, source: str, integer: bool = False) -> np.
     _no_nulls(array, column, source)
     if not (pa.types.is_integer(array.type) or pa.types.is_floating(array.type)):
         raise DataError(f"{column} must hold numbers, not {array.type}", source)
-    values = array.to_numpy(zero_copy_only=False).astype(np.float64)
+    values = _numbers(array).astype(np.float64)
     bad = ~np.isfinite(values)
     if integer:
         bad |= values != np.floor(values)
@@ -157,6 +165,18 @@ def number_column(array, column: str, source: str, integer: bool = False) -> np.
         kind = "an integer" if integer else "a finite number"
         raise DataError(f"{column} {values[row]!r} is not {kind}", source, row + 1)
     return values.astype(np.int64) if integer else values
+
+
+#: arrow type name -> numpy dtype (read from the buffer: pyarrow's to_numpy would import pandas)
+_NUMPY = {"double": np.float64, "float": np.float32, "halffloat": np.float16, **{
+    f"{sign}int{bits}": np.dtype(f"{sign}int{bits}") for sign in ("", "u") for bits in (8, 16, 32, 64)}}
+
+
+def _numbers(array) -> np.ndarray:
+    """The values of a numeric array without nulls (nulls are read as whatever their slot holds)."""
+    dtype = _NUMPY[str(array.type)]
+    data = array.buffers()[1]
+    return np.frombuffer(data, dtype=dtype)[array.offset:array.offset + len(array)]
 
 
 def _text(array, row: int) -> str:

@@ -137,6 +137,17 @@ def targets(results: dict) -> list[Target]:
         for peer in ("irm", "ranx-warm", "ranx"):
             out.append(_speedup_target(results, f"W5 report vs {peer}", "W5/report", f"W5/{peer}", 1, strict=True))
         out.append(_memory_target(results, "W5 report: peak RSS vs pytrec_eval", "W5/report", "W5/pytrec", 0.25))
+    if "W5p/irm-rankeval" in results:
+        out.append(_speedup_target(results, "W5p ir_measures: rankeval's provider vs the default pipeline",
+                                   "W5p/irm-rankeval", "W5p/irm-default", 3))
+        out.append(_speedup_target(results, "W5p ir_measures [nDCG@10, AP, RR]: rankeval vs pytrec_eval provider",
+                                   "W5p/irm-rk-rr", "W5p/irm-pytrec", 3))
+        out.append(_memory_target(results, "W5p rankeval's provider: peak RSS vs pytrec_eval's", "W5p/irm-rk-rr",
+                                  "W5p/irm-pytrec", 1 / 3))
+        out.append(_memory_target(results, "W5p rankeval's provider: peak RSS vs the default pipeline",
+                                  "W5p/irm-rankeval", "W5p/irm-default", 1 / 3))
+        out.append(_speedup_target(results, "W5p Parquet run read vs the TREC text", "W5p/read-parquet",
+                                   "W5p/read-text", 1))
     if "W5/trec_eval" in results:
         out.append(_speedup_target(results, "W5 report vs trec_eval (four measures)", "W5/report", "W5/trec_eval", 3))
         out.append(_speedup_target(results, "W5 rankeval trec_eval vs trec_eval (four measures)", "W5/rk-trec_eval",
