@@ -35,12 +35,17 @@ def is_frame(data) -> bool:
                                          or hasattr(data, "column_names"))
 
 
-def _arrow_table(data):
-    """``data`` as a pyarrow Table, or None when pyarrow is not installed."""
+def _arrow_table(data, groups=None):
+    """``data`` as a pyarrow Table (only the first column of each of ``groups`` of names, when
+    given: PyTerrier's frames carry the query text), or None when pyarrow is not installed."""
     try:
         import pyarrow as pa
     except ImportError:
         return None
+    if groups is not None:
+        columns = list(data.column_names if isinstance(data, pa.Table) else data.columns)
+        keep = [next(c for c in names if c in columns) for names in groups if any(c in columns for c in names)]
+        data = data.select(keep) if isinstance(data, pa.Table) or hasattr(data, "to_arrow") else data[keep]
     if isinstance(data, pa.Table):
         return data
     if hasattr(data, "to_arrow"):  # polars
@@ -95,7 +100,7 @@ def run_from(data, name: str = "<run>", tag: str = "run"):
     if isinstance(data, str):
         return trec.read_run(data)
     if is_frame(data):
-        table = _arrow_table(data)
+        table = _arrow_table(data, (QUERY_COLUMNS, DOC_COLUMNS, ("score", "pred"), arrow.TAG_COLUMNS))
         if table is not None:
             if not any(c in table.column_names for c in arrow.TAG_COLUMNS):
                 table = table.append_column("run", _constant(tag, table.num_rows))
@@ -127,7 +132,7 @@ def qrels_from(data, name: str = "<qrels>"):
     if isinstance(data, str):
         return trec.read_qrels(data)
     if is_frame(data):
-        table = _arrow_table(data)
+        table = _arrow_table(data, (QUERY_COLUMNS, DOC_COLUMNS, GRADE_COLUMNS))
         if table is not None:
             return arrow.qrels_from_table(table, name)
     qids, docs, grades = _lists(data, GRADE_COLUMNS, "relevance")
@@ -163,3 +168,43 @@ def _plain(value):
     if hasattr(value, "item") and not isinstance(value, (list, dict)):
         return value.item()
     return value
+
+
+def parquet_bytes(data):
+    """A polars DataFrame or pyarrow Table as an in-memory Parquet file (read back by magic bytes)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    table = _arrow_table(data)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    buffer.seek(0)
+    buffer.name = "<DataFrame>"
+    return buffer
+
+
+def query_parts(run, rows: int):
+    """The run as runs of whole queries of about ``rows`` rows each (a larger query alone; its
+    rows grouped by query first when they are not), sharing its query ids: for evaluating in
+    bounded memory."""
+    from .formats.trec import LineMap, Run
+
+    code, order, lines = run.code, None, None
+    if len(code) > 1 and (code[1:] < code[:-1]).any():
+        order = np.argsort(code, kind="stable")
+        code, lines = code[order], run.lines.all()[order]
+    ends = np.flatnonzero(np.r_[code[1:] != code[:-1], True]) + 1 if len(code) else np.zeros(0, np.int64)
+    start = 0
+    while start < len(code):
+        i = int(np.searchsorted(ends, start + rows, side="right")) - 1  # the last query end within the budget
+        if i < 0 or ends[i] <= start:
+            i = int(np.searchsorted(ends, start, side="right"))  # a query larger than the budget
+        stop = int(ends[i])
+        if order is None:
+            taken, part_lines = np.arange(start, stop), run.lines.slice(start, stop)
+        else:
+            taken, part_lines = order[start:stop], LineMap.of(lines[start:stop])
+        yield Run(run.source, run.tag, run.qids, run.code[taken], run.docno.take(taken), run.score[taken],
+                  part_lines, run.last_tag)
+        start = stop

@@ -27,6 +27,8 @@ from ir_measures.providers.base import Evaluator, Provider
 from ir_measures.util import Metric
 
 NAME = "rankeval"
+#: rows of a run joined and evaluated at once (whole queries)
+PART_ROWS = 1 << 19
 
 
 def _parsed(measure):
@@ -54,18 +56,19 @@ class RankevalEvaluator(Evaluator):
 
     def _iter_calc(self, run):
         from .formats.trec import join
-        from .frames import run_from
+        from .frames import query_parts, run_from
         from .ir.evaluate import Settings, evaluate
         from .measures.ir import ranking_from_joined
 
-        joined = join(run_from(run), self._qrels)
-        if joined.n_queries == 0:
-            return
-        values = evaluate(ranking_from_joined(joined), [parsed for _, parsed in self._table], Settings())
-        for measure, parsed in self._table:
-            column = values[parsed.name].tolist()
-            for qid, value in zip(joined.qids, column):
-                yield Metric(query_id=qid, measure=measure, value=value)
+        for part in query_parts(run_from(run), PART_ROWS):  # memory: one part's join, not the run's
+            joined = join(part, self._qrels)
+            if joined.n_queries == 0:
+                continue
+            values = evaluate(ranking_from_joined(joined), [parsed for _, parsed in self._table], Settings())
+            for measure, parsed in self._table:
+                column = values[parsed.name].tolist()
+                for qid, value in zip(joined.qids, column):
+                    yield Metric(query_id=qid, measure=measure, value=value)
 
 
 class RankevalProvider(Provider):

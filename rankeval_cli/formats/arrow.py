@@ -38,6 +38,8 @@ DOC_COLUMNS = ("doc_id", "docno", "item")
 GRADE_COLUMNS = ("relevance", "label", "score", "rel", "gold")
 TAG_COLUMNS = ("run", "tag")
 EXTRA_HINT = "pip install 'rankeval-cli[arrow]'"
+#: rows converted at once (a Parquet row group is read in pieces of this size)
+BATCH_ROWS = 1 << 20
 
 
 def kind_of(head: bytes) -> str | None:
@@ -79,14 +81,10 @@ def read_table(source):
             if kind is None:
                 raise DataError("not a Parquet or Arrow file", name, 1)
             if kind == "parquet" and is_regular_file(source) and not _compressed(source):
-                import pyarrow.parquet as pq
-
-                return pq.ParquetFile(source, memory_map=True).read(use_threads=False)
+                return _parquet_file(source).read()
             data = pa.py_buffer(stream.read())
         if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
+            return _parquet_file(pa.BufferReader(data)).read()
         import pyarrow.ipc as ipc
 
         if data.size >= 6 and data.to_pybytes()[:6] == b"ARROW1":
@@ -94,6 +92,19 @@ def read_table(source):
         return ipc.open_stream(data).read_all()
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"cannot read as {kind or 'Parquet/Arrow'}: {str(exc).splitlines()[0]}", name) from None
+
+
+def _parquet_file(source):
+    """A Parquet file opened with its query ids and run tags read as dictionaries (one entry per
+    distinct id: the run reader takes their indices, not a string per row)."""
+    import pyarrow.parquet as pq
+
+    options = {"memory_map": True} if isinstance(source, str) else {}
+    names = pq.ParquetFile(source, **options).schema_arrow.names
+    if hasattr(source, "seek"):
+        source.seek(0)
+    coded = [c for c in (*QUERY_COLUMNS, *TAG_COLUMNS) if c in names]
+    return pq.ParquetFile(source, read_dictionary=coded, **options)
 
 
 def _compressed(path: str) -> bool:
@@ -107,27 +118,29 @@ def column_named(table, names, what: str, source: str, required: bool = True):
     """The first of ``names`` the table has (one chunk), or a one-line error listing what it has."""
     for name in names:
         if name in table.column_names:
-            return table.column(name).combine_chunks()
+            column = table.column(name)
+            return column.combine_chunks() if hasattr(column, "combine_chunks") else column
     if not required:
         return None
     raise DataError(f"no {what} column: expected one of {', '.join(names)}; the file has "
                     f"{', '.join(table.column_names) or 'no columns'}", source)
 
 
-def _no_nulls(array, column: str, source: str) -> None:
+def _no_nulls(array, column: str, source: str, start: int = 0) -> None:
     if array.null_count:
-        row = int(np.flatnonzero(~np.asarray(array.is_valid()))[0])
-        raise DataError(f"{column} is empty", source, row + 1)
+        valid = np.unpackbits(np.frombuffer(array.buffers()[0], np.uint8), bitorder="little")
+        row = int(np.flatnonzero(valid[array.offset:array.offset + len(array)] == 0)[0])
+        raise DataError(f"{column} is empty", source, start + row + 1)
 
 
-def id_column(array, column: str, source: str):
+def id_column(array, column: str, source: str, start: int = 0):
     """A string or integer id column as a :class:`~.byteids.ByteIds` column: a string column's
     buffers are used as they are (no Python object per row, no copy)."""
     import pyarrow as pa
 
     from .byteids import ByteIds
 
-    _no_nulls(array, column, source)
+    _no_nulls(array, column, source, start)
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     if pa.types.is_integer(array.type):
@@ -145,25 +158,25 @@ def id_column(array, column: str, source: str):
     if len(buf) and not buf[offsets[0]:offsets[-1]].all():
         row = int(np.searchsorted(offsets, int(np.flatnonzero(buf[offsets[0]:offsets[-1]] == 0)[0]) + offsets[0],
                                   side="right")) - 1
-        raise DataError(f"{column} holds a NUL byte", source, row + 1)
+        raise DataError(f"{column} holds a NUL byte", source, start + row + 1)
     return ByteIds.from_fields(buf, offsets[:-1], offsets[1:])
 
 
-def number_column(array, column: str, source: str, integer: bool = False) -> np.ndarray:
+def number_column(array, column: str, source: str, integer: bool = False, start: int = 0) -> np.ndarray:
     """A numeric column as float64 (``integer``: int64, a fractional value an error), finite, no nulls."""
     import pyarrow as pa
 
-    _no_nulls(array, column, source)
+    _no_nulls(array, column, source, start)
     if not (pa.types.is_integer(array.type) or pa.types.is_floating(array.type)):
         raise DataError(f"{column} must hold numbers, not {array.type}", source)
-    values = _numbers(array).astype(np.float64)
+    values = _numbers(array).astype(np.float64, copy=False)
     bad = ~np.isfinite(values)
     if integer:
         bad |= values != np.floor(values)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         kind = "an integer" if integer else "a finite number"
-        raise DataError(f"{column} {values[row]!r} is not {kind}", source, row + 1)
+        raise DataError(f"{column} {values[row]!r} is not {kind}", source, start + row + 1)
     return values.astype(np.int64) if integer else values
 
 
@@ -187,37 +200,101 @@ def _text(array, row: int) -> str:
 # ---- runs and qrels ------------------------------------------------------------------------
 
 def read_run(source):
-    """A Parquet/Arrow run as a :class:`~.trec.Run` (query codes in order of first appearance).
+    """A Parquet/Arrow run as a :class:`~.trec.Run` (query codes in order of first appearance),
+    converted a row group at a time (memory: one row group's Arrow data beside the columns).
 
     Without a ``run``/``tag`` column the run is named after the file (its name without
     directories and suffixes), as trec_eval names a run after its tag field.
     """
-    return run_from_table(read_table(source), source_name(source))
+    name = source_name(source)
+    return run_from_batches(record_batches(source), name)
 
 
 def run_from_table(table, name: str):
     """The :class:`~.trec.Run` of a table with a run's columns (module docstring)."""
-    import pyarrow.compute as pc
+    return run_from_batches(table.to_batches(max_chunksize=BATCH_ROWS), name)
 
+
+def run_from_batches(batches, name: str):
+    """The :class:`~.trec.Run` of record batches with a run's columns: per batch its docnos,
+    scores and the query id of each stretch of rows (a query's rows are usually together)."""
+    from .byteids import ByteIds
     from .trec import empty_run, run_of
 
-    score = column_named(table, ("score",), "score", name, required=False)
+    parts, heads, lengths, start, first, last = [], [], [], 0, None, None
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        docno, score, ids, sizes = _run_part(batch, name, start)
+        if first is None:
+            first = _tag(batch, name, 0)
+        last, start = _tag(batch, name, -1), start + batch.num_rows
+        if len(score):
+            parts.append((docno, score))
+            heads.append(ids)
+            lengths.append(sizes)
+    if not parts:
+        return empty_run(name, first or _tag(None, name, 0), last or _tag(None, name, 0))
+    distinct, head_code = ByteIds.concat(heads).unique()
+    raw = np.repeat(head_code, np.concatenate(lengths))
+    return run_of(name, (distinct, raw), ByteIds.concat([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                  (first, last))
+
+
+def _run_part(batch, name: str, start: int):
+    """(docnos, scores, the query id of each stretch of rows, the stretches' lengths) of one batch;
+    rows without a ``pred`` (judged documents a run did not retrieve, in a stream) left out."""
+    score = column_named(batch, ("score",), "score", name, required=False)
     if score is None:
-        pred = column_named(table, ("pred",), "score (score or pred)", name)
-        table = table.filter(pc.is_valid(pred))  # judged documents the run did not retrieve
-        score = column_named(table, ("pred",), "score", name)
-        values = -number_column(score, "pred", name)
+        pred = column_named(batch, ("pred",), "score (score or pred)", name)
+        if pred.null_count:
+            import pyarrow.compute as pc
+
+            batch = batch.filter(pc.is_valid(pred))
+        values = -number_column(column_named(batch, ("pred",), "score", name), "pred", name, start=start)
     else:
-        values = number_column(score, "score", name)
-    if table.num_rows == 0:
-        return empty_run(name, _tag(table, name, 0), _tag(table, name, -1))
-    qid = id_column(column_named(table, QUERY_COLUMNS, "query id", name), "query id", name)
-    docno = id_column(column_named(table, DOC_COLUMNS, "document id", name), "document id", name)
-    return run_of(name, qid, docno, values, (_tag(table, name, 0), _tag(table, name, -1)))
+        values = number_column(score, "score", name, start=start)
+    docno = id_column(column_named(batch, DOC_COLUMNS, "document id", name), "document id", name, start)
+    query = column_named(batch, QUERY_COLUMNS, "query id", name)
+    if _is_dictionary(query):  # the dictionary's indices: no id per row
+        _no_nulls(query, "query id", name, start)
+        index = _numbers(query.indices)
+        cut = np.flatnonzero(np.r_[True, index[1:] != index[:-1]]) if len(index) else np.zeros(0, np.int64)
+        ids = id_column(query.dictionary, "query id", name).take(index[cut])
+    else:
+        full = id_column(query, "query id", name, start)
+        cut = np.flatnonzero(np.r_[True, ~full.adjacent_same()]) if len(full) else np.zeros(0, np.int64)
+        ids = full.take(cut)
+    return docno, values, ids, np.diff(np.append(cut, len(values)))
+
+
+def _is_dictionary(array) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(array.type)
+
+
+def record_batches(source):
+    """The file's record batches: a Parquet file's row groups read one at a time (in threads),
+    an Arrow file's batches."""
+    pa = pyarrow()
+    name = source_name(source)
+    kind = None
+    try:
+        with open_binary(source) as stream:
+            kind = kind_of(stream.peek(8)[:8])
+            if kind == "parquet":
+                target = source if is_regular_file(source) and not _compressed(source) else \
+                    pa.BufferReader(pa.py_buffer(stream.read()))
+                yield from _parquet_file(target).iter_batches(batch_size=BATCH_ROWS, use_threads=True)
+                return
+        yield from read_table(source).to_batches(max_chunksize=BATCH_ROWS)
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"cannot read as {kind or 'Parquet/Arrow'}: {str(exc).splitlines()[0]}", name) from None
 
 
 def _tag(table, name: str, row: int) -> str:
-    column = column_named(table, TAG_COLUMNS, "run", name, required=False)
+    column = None if table is None else column_named(table, TAG_COLUMNS, "run", name, required=False)
     if column is None or len(column) == 0:
         import os
 

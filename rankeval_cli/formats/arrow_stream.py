@@ -42,7 +42,7 @@ def _writer(sink, schema, fmt: str):
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.ParquetWriter(sink, schema, compression="zstd")
+        return pq.ParquetWriter(sink, schema)  # snappy, as pandas and ranx write
     import pyarrow.ipc as ipc
 
     return ipc.new_file(sink, schema)

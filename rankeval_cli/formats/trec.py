@@ -216,17 +216,32 @@ def read_run(source, block_bytes: int | None = None) -> Run:
                lines=LineMap.concat(b.lines for b in blocks), last_tag=blocks[-1].last_tag)
 
 
-def run_of(name: str, qid: ByteIds, docno: ByteIds, score: np.ndarray, tags: tuple = ("", "")) -> Run:
-    """A :class:`Run` of columns (row ``i`` reported as line ``i + 1``): query codes in order of
-    first appearance; ``tags`` = (first, last) tag."""
-    distinct, code = qid.unique()
-    order = np.argsort(code, kind="stable")
-    first = order[np.searchsorted(code[order], np.arange(len(distinct)))]
-    by_first = np.argsort(first, kind="stable")
-    renumber = np.empty(len(distinct), np.int32)
-    renumber[by_first] = np.arange(len(distinct), dtype=np.int32)
-    return Run(source=name, tag=tags[0], qids=distinct.take(by_first).decode(), code=renumber[code], docno=docno,
+def run_of(name: str, qid, docno: ByteIds, score: np.ndarray, tags: tuple = ("", "")) -> Run:
+    """A :class:`Run` of columns (row ``i`` reported as line ``i + 1``); ``qid`` is a
+    :class:`ByteIds` column or (distinct ids, the index of every row's id among them); query
+    codes are numbered in order of first appearance, as the text reader numbers them; ``tags``
+    = (first, last) tag."""
+    if isinstance(qid, ByteIds):
+        heads = np.flatnonzero(np.r_[True, ~qid.adjacent_same()]) if len(qid) else np.zeros(0, np.int64)
+        distinct, head_code = qid.take(heads).unique()  # ids compared once per stretch of rows
+        raw = np.repeat(head_code, np.diff(np.append(heads, len(qid))))
+    else:
+        distinct, raw = qid
+    code, seen = first_seen(raw)
+    return Run(source=name, tag=tags[0], qids=distinct.take(seen).decode(), code=code, docno=docno,
                score=np.asarray(score, dtype=np.float64), lines=LineMap.consecutive(1, len(code)), last_tag=tags[1])
+
+
+def first_seen(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes numbered in order of first appearance, the raw value of each code) of integer ids."""
+    n = len(raw)
+    heads = np.flatnonzero(np.r_[True, raw[1:] != raw[:-1]]) if n else np.zeros(0, np.int64)
+    segment = raw[heads]
+    _, first = np.unique(segment, return_index=True)
+    seen = segment[np.sort(first)]
+    remap = np.full(int(raw.max()) + 1 if n else 0, -1, dtype=np.int32)
+    remap[seen] = np.arange(len(seen), dtype=np.int32)
+    return remap[raw], seen
 
 
 def empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
@@ -429,9 +444,13 @@ class _Named(io.RawIOBase):
 def read_qrels(source) -> Qrels:
     """Read a qrels file; a duplicate (qid, docno), a malformed line, a non-integer grade
     is a :class:`DataError` at its line, a file without judgments one without a line; a
-    Parquet or Arrow file is read by :func:`.arrow.read_qrels`."""
+    Parquet or Arrow file is read by :func:`.arrow.read_qrels`, an ir_datasets id that is no
+    file by :func:`rankeval_cli.datasets.qrels`."""
+    from .. import datasets
     from . import arrow
 
+    if datasets.is_dataset_id(source):  # --qrels msmarco-passage/dev/small
+        return datasets.qrels(source)
     if arrow.sniff(source):
         return arrow.read_qrels(source)
     name = source_name(source)

@@ -88,9 +88,21 @@ def provider(name: str, run_path: str, qrels_path: str, measures) -> dict:
               "default": ir_measures.DefaultPipeline}[name]
     if chosen == "rankeval":
         chosen = ir_measures.rankeval
+    loaded_mb = _status_mb("VmRSS")
     result = chosen.calc_aggregate(parsed, qrels, run)
     done = time.perf_counter()
-    return {**{str(m): float(v) for m, v in result.items()}, "load_s": loaded - start, "eval_s": done - loaded}
+    # the evaluation's own memory: the peak beyond what the process held with its inputs loaded
+    return {**{str(m): float(v) for m, v in result.items()}, "load_s": loaded - start, "eval_s": done - loaded,
+            "inputs_mb": loaded_mb, "eval_peak_extra_mb": _status_mb("VmHWM") - loaded_mb}
+
+
+def _status_mb(field: str) -> float:
+    """VmRSS (now) or VmHWM (peak) of this process in MB, from /proc (Linux)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def read(path: str) -> dict:

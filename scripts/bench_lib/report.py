@@ -75,6 +75,20 @@ def _memory_target(results, label, key, other_key, limit) -> Target:
     return t
 
 
+def _extra_memory_target(results, label, key, other_key, limit) -> Target:
+    """The peak beyond the loaded inputs (a peer's ``eval_peak_extra_mb``): key / other <= limit."""
+    t = Target(label, f"≤ {limit:g}×")
+    mine, other = results.get(key), results.get(other_key)
+    values = [r.inner.get("eval_peak_extra_mb") if r is not None and r.ok and r.inner else None for r in (mine, other)]
+    if None not in values:
+        ratio = values[0] / values[1]
+        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
+        t.detail = f"{values[0]:.0f} MB vs {values[1]:.0f} MB beyond the inputs"
+    else:
+        t.detail = _why(results, key if values[0] is None else other_key)
+    return t
+
+
 def _why(results, key) -> str:
     r = results.get(key)
     return "not selected" if r is None else r.status
@@ -146,6 +160,9 @@ def targets(results: dict) -> list[Target]:
                                   "W5p/irm-pytrec", 1 / 3))
         out.append(_memory_target(results, "W5p rankeval's provider: peak RSS vs the default pipeline",
                                   "W5p/irm-rankeval", "W5p/irm-default", 1 / 3))
+        for key, other in (("W5p/irm-rk-rr", "W5p/irm-pytrec"), ("W5p/irm-rankeval", "W5p/irm-default")):
+            out.append(_extra_memory_target(results, f"W5p {key[4:]}: evaluation's own memory vs {other[4:]}", key,
+                                            other, 1 / 3))
         out.append(_speedup_target(results, "W5p Parquet run read vs the TREC text", "W5p/read-parquet",
                                    "W5p/read-text", 1))
     if "W5/trec_eval" in results:
