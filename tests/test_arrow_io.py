@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -62,33 +63,30 @@ def test_gzipped_parquet_and_qrels_as_parquet(trec, tmp_path):
     assert _run("trec_eval", "-m", "official", tmp_path / "qrels.parquet", zipped).stdout == want
 
 
-def test_ranx_reads_ours_and_we_read_ranx(trec, tmp_path):
-    ranx = pytest.importorskip("ranx")
-    pd = pytest.importorskip("pandas")
-    ours = tmp_path / "ours.parquet"
-    _run("convert", "--from", "trec", trec / "run", "--output-format", "parquet", "-o", ours)
-    with pd.option_context("future.infer_string", False) if pd.__version__ >= "3" else _nothing():
-        read = ranx.Run.from_parquet(str(ours), q_id_col="query_id")  # ranx asserts object-dtype ids
-    expected = ranx.Run.from_file(str(trec / "run"), kind="trec")
-    assert {q: dict(d) for q, d in read.run.items()} == {q: dict(d) for q, d in expected.run.items()}
-    expected.save(str(tmp_path / "ranx.parquet"))
-    # ranx drops negative grades: the text qrels without them are the reference
-    judged = [line for line in (trec / "qrels").read_text().splitlines() if not line.split()[3].startswith("-")]
-    (tmp_path / "judged").write_text("\n".join(judged) + "\n")
-    ranx.Qrels.from_file(str(tmp_path / "judged"), kind="trec").save(str(tmp_path / "ranxq.parquet"))
-    want = _run("trec_eval", "-q", "-m", "all_trec", tmp_path / "judged", trec / "run").stdout
-    got = _run("trec_eval", "-q", "-m", "all_trec", tmp_path / "ranxq.parquet", tmp_path / "ranx.parquet").stdout
-    # ranx keeps no run tag: the run is named after its file
-    assert got == want.replace("\tall\trun0\n", "\tall\tranx\n")
-    assert "\tall\tranx\n" in got
+RANX = Path(__file__).resolve().parent / "data" / "arrow" / "ranx-0.3.21"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "trec"
 
 
-class _nothing:
-    def __enter__(self):
-        return self
+def test_we_read_ranx_parquet():
+    """ranx 0.3.21's saved run and qrels (scripts/ranx-parquet-fixture): the same evaluation as the
+    text they came from; ranx keeps no run tag, so the run is named after its file."""
+    args = ["trec_eval", "-q", "-c", "-m", "all_trec"]
+    want = _run(*args, EXAMPLE / "qrels.txt", EXAMPLE / "bm25.run").stdout
+    got = _run(*args, RANX / "ranx-qrels.parquet", RANX / "ranx-run.parquet").stdout
+    assert got == want.replace("\tall\tbm25\n", "\tall\tranx-run\n")
 
-    def __exit__(self, *exc):
-        return False
+
+def test_ranx_reads_our_parquet(tmp_path):
+    """ranx 0.3.21 read rankeval's run Parquet (ranx-read.json: what Run.from_parquet gave); today's
+    writer gives the columns and types of that file and the values ranx read."""
+    ours = tmp_path / "run.parquet"
+    assert _run("convert", "--from", "trec", EXAMPLE / "bm25.run", "--output-format", "parquet",
+                "-o", ours).exit_code == 0
+    assert pq.read_schema(ours).remove_metadata() == pq.read_schema(RANX / "rankeval-run.parquet").remove_metadata()
+    table = pq.read_table(ours).to_pylist()
+    read = json.loads((RANX / "ranx-read.json").read_text())
+    assert {q: {r["doc_id"]: r["score"] for r in table if r["query_id"] == q} for q in read} == read
+    assert sum(map(len, read.values())) == len(table)
 
 
 def test_summaries_and_streams_as_parquet(trec, tmp_path):
