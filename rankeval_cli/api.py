@@ -26,11 +26,17 @@ from __future__ import annotations
 import io
 import math
 
+from .vocabulary import (COMPARED_MEASURES, DEFAULT_GAIN, DEFAULT_IR_TESTS, DEFAULT_LEVEL, DEFAULT_MISSING_PRED,
+                         DEFAULT_RELEVANCE, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TAU_VARIANT, DEFAULT_TIE_POLICY,
+                         TREC_TIE_POLICY)
+
+#: options of where the work runs (--jobs, --scheduler): accepted by :func:`evaluate`, not listed as its options
+PARALLEL = ("jobs", "scheduler")
 #: the commands :func:`evaluate` runs, by measure name.
-MEASURE_COMMANDS = ("tau", "mrr", "ndcg", "err", "rankdcg", "report")
+MEASURE_COMMANDS = (*COMPARED_MEASURES, "report")
 
 
-def _oriented(gold, pred, higher_better: bool, relevance: str = "ranks"):
+def _oriented(gold, pred, higher_better: bool, relevance: str = DEFAULT_RELEVANCE):
     """gold, pred as float arrays in rank order (lower = better), as the commands orient them."""
     import numpy as np
 
@@ -41,7 +47,8 @@ def _oriented(gold, pred, higher_better: bool, relevance: str = "ranks"):
     return gold, pred
 
 
-def tau(gold, pred, *, tau_variant: str = "penalize", higher_better: bool = False, epsilon: float = 0.0) -> float:
+def tau(gold, pred, *, tau_variant: str = DEFAULT_TAU_VARIANT, higher_better: bool = False,
+        epsilon: float = 0.0) -> float:
     """Kendall's tau of one group with a tie convention (``tau_variant``: penalize, ignore, wmt14,
     include, a, b, c, eq, acc-eq); NaN when undefined. ``epsilon``: pred pairs with
     |Δpred| ≤ ε are ties (eq, acc-eq).
@@ -55,8 +62,9 @@ def tau(gold, pred, *, tau_variant: str = "penalize", higher_better: bool = Fals
     return group_tau(gold, pred, tau_variant, scores=higher_better, epsilon=epsilon)
 
 
-def rr(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic", relevance: str = "ranks",
-       higher_better: bool = False, missing_pred: str = "drop") -> float:
+def rr(gold, pred, *, k: int | None = None, tie_policy: str = DEFAULT_TIE_POLICY,
+       relevance: str = DEFAULT_RELEVANCE, higher_better: bool = False,
+       missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """Reciprocal rank of the best gold item (Avramidis 2013 §3.2); with grades, of the first
     relevant (grade > 0) item. ``k``: 0 beyond position k.
 
@@ -69,8 +77,9 @@ def rr(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic", rel
     return reciprocal_rank(gold, pred, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred, k=k)
 
 
-def ndcg(gold, pred, *, k: int | None = None, gain: str = "exp", tie_policy: str = "pessimistic",
-         relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+def ndcg(gold, pred, *, k: int | None = None, gain: str = DEFAULT_GAIN, tie_policy: str = DEFAULT_TIE_POLICY,
+         relevance: str = DEFAULT_RELEVANCE, higher_better: bool = False,
+         missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """NDCG@k of one group (gain ``exp`` = 2^rel − 1 or ``linear`` = rel).
 
     >>> # (3 + (0 + 2)/2 · (1/log2 3 + 1/log2 4)) / (3 + 2/log2 3): the tied pair shares its discounts
@@ -85,8 +94,9 @@ def ndcg(gold, pred, *, k: int | None = None, gain: str = "exp", tie_policy: str
                       missing_pred=missing_pred)
 
 
-def err(gold, pred, *, k: int | None = None, rel_max: str | None = None, tie_policy: str = "pessimistic",
-        relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+def err(gold, pred, *, k: int | None = None, rel_max: str | None = None, tie_policy: str = DEFAULT_TIE_POLICY,
+        relevance: str = DEFAULT_RELEVANCE, higher_better: bool = False,
+        missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """ERR@k of one group (Chapelle et al. 2009); ``rel_max``: n, scale:G or list-max.
 
     >>> round(err([1, 2], [1, 2]), 6)  # R = (2^2 - 1)/2^2, then (2^1 - 1)/2^2 at rank 2
@@ -99,8 +109,8 @@ def err(gold, pred, *, k: int | None = None, rel_max: str | None = None, tie_pol
                      missing_pred=missing_pred)
 
 
-def rankdcg(gold, pred, *, tie_policy: str = "pessimistic", relevance: str = "ranks",
-            higher_better: bool = False, missing_pred: str = "drop") -> float:
+def rankdcg(gold, pred, *, tie_policy: str = DEFAULT_TIE_POLICY, relevance: str = DEFAULT_RELEVANCE,
+            higher_better: bool = False, missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """rankDCG of one group (Katerenchuk & Rosenberg 2016); NaN when every gold value is equal.
 
     >>> round(rankdcg([9, 4, 4, 2, 2, 2, 1, 1, 1, 1], [9, 4, 4, 2, 2, 1, 2, 1, 1, 1], relevance="grades",
@@ -113,8 +123,9 @@ def rankdcg(gold, pred, *, tie_policy: str = "pessimistic", relevance: str = "ra
     return group_rankdcg(gold, pred, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
 
 
-def precision(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic", relevance: str = "ranks",
-              higher_better: bool = False, missing_pred: str = "drop") -> float:
+def precision(gold, pred, *, k: int | None = None, tie_policy: str = DEFAULT_TIE_POLICY,
+              relevance: str = DEFAULT_RELEVANCE, higher_better: bool = False,
+              missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """P@k of one group: the share of relevant items among the first k predicted.
 
     >>> precision([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades")
@@ -126,8 +137,9 @@ def precision(gold, pred, *, k: int | None = None, tie_policy: str = "pessimisti
     return precision_at_k(gold, pred, k=k, tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
 
 
-def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = "pessimistic",
-                      relevance: str = "ranks", higher_better: bool = False, missing_pred: str = "drop") -> float:
+def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = DEFAULT_TIE_POLICY,
+                      relevance: str = DEFAULT_RELEVANCE, higher_better: bool = False,
+                      missing_pred: str = DEFAULT_MISSING_PRED) -> float:
     """AP@k of one group.
 
     >>> round(average_precision([1, 0, 1, 0, 1], [1, 2, 3, 4, 5], k=5, relevance="grades"), 3)
@@ -141,7 +153,7 @@ def average_precision(gold, pred, *, k: int | None = None, tie_policy: str = "pe
 
 def trec_eval(qrels, run, measures=(), *, per_query: bool = False, complete: bool = False,
               rel_level: int = 1, depth: int | None = None, judged_only: bool = False, rel_format: str = "qrels",
-              num_docs: int = 0, zscores=None, version: int = 10, tie_policy: str = "trec") -> str:
+              num_docs: int = 0, zscores=None, version: int = 10, tie_policy: str = TREC_TIE_POLICY) -> str:
     """What ``rankeval trec_eval`` (trec_eval 10.0) prints for a qrels file and a run file:
     ``measures`` are ``-m`` names in any spelling of docs/ir.md (``P.5,10``, ``all_trec``,
     ``nDCG@10``; none = ``official``); the keywords are the options ``-q -c -l -M -J -R -N -Z``
@@ -217,7 +229,7 @@ def evaluate(data, measure: str = "report", *, frame: str | None = None, **optio
     """
     import json
 
-    from .cli import main
+    from .cli import call_body, main
 
     if measure not in MEASURE_COMMANDS:
         raise ValueError(f"unknown measure {measure!r}; known: {', '.join(MEASURE_COMMANDS)}")
@@ -228,13 +240,13 @@ def evaluate(data, measure: str = "report", *, frame: str | None = None, **optio
     unknown = set(options) - set(params) - {"by"}
     if unknown:
         raise TypeError(f"rankeval {measure} has no option {', '.join(sorted(unknown))}; "
-                        f"known: {', '.join(sorted(set(params) - {'files', 'output', 'output_format'}))}")
+                        f"known: {', '.join(sorted(set(params) - {'files', 'output', 'output_format', *PARALLEL}))}")
     defaults = command.make_context(measure, [], resilient_parsing=True).params  # as the command line parses them
     kwargs = {name: _value(param, options[name]) if name in options else defaults.get(name)
               for name, param in params.items()}
     out = io.StringIO()
     kwargs.update(files=(_source(data),), output=out, output_format="jsonl", input_format="auto")
-    command.callback.__wrapped__(**kwargs)
+    call_body(command, **kwargs)
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     return records if frame is None else _frame(records, frame)
 
@@ -278,8 +290,9 @@ def _source(data):
 # --- comparisons of systems, topic set size and power (docs/significance.md) ---------------------
 
 def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = False,
-                    tests=("t", "wilcoxon", "randomization"), correction: str = "none", ci: float = 0.95,
-                    bootstrap: int = 1000, permutations: int = 1000, seed: int = 12345,
+                    tests=DEFAULT_IR_TESTS, correction: str = "none", ci: float = DEFAULT_LEVEL,
+                    bootstrap: int = DEFAULT_REPLICATES, permutations: int = DEFAULT_REPLICATES,
+                    seed: int = DEFAULT_SEED,
                     higher_better: bool = True, jobs: int | None = None, frame: str | None = None):
     """``rankeval compare``'s records for a systems × topics matrix of per-topic values (NaN = missing).
 

@@ -105,6 +105,14 @@ class LazyGroup(click.Group):
                     formatter.write(f"{'':>{formatter.current_indent}}{name:<{width}}{text}\n")
 
 
+def call_body(command: click.Command, **params):
+    """Run a command's body with click's parameters by name, its option groups built and its errors
+    raised (not mapped to exit statuses): how :func:`rankeval_cli.api.evaluate` runs a command."""
+    from .commands._groups import call
+
+    return call(command.callback, **params)
+
+
 def _module(name: str) -> str:
     """The module of a command: ``meta-eval`` lives in ``meta_eval.py``."""
     return name.replace("-", "_")
@@ -122,7 +130,7 @@ class Size(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        from .textio import parse_size
+        from .inputs import parse_size
 
         try:
             return parse_size(value)
@@ -132,11 +140,11 @@ class Size(click.ParamType):
 
 def _set_line_cap(ctx, param, value):
     """Apply ``--max-line-bytes`` (or its environment variable) to this run; put back the old cap after."""
-    from . import textio
+    from . import inputs
 
     if value is not None and not ctx.resilient_parsing:
-        previous = textio.set_max_line_bytes(value)
-        ctx.call_on_close(lambda: textio.set_max_line_bytes(previous))
+        previous = inputs.set_max_line_bytes(value)
+        ctx.call_on_close(lambda: inputs.set_max_line_bytes(previous))
     return value
 
 

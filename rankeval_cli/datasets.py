@@ -73,7 +73,7 @@ def load(dataset_id: str):
 
 
 def qrels(dataset_id: str):
-    """The dataset's qrels as a :class:`~rankeval_cli.formats.trec.Qrels`, read from ir_datasets' cache."""
+    """The dataset's qrels as a :class:`~rankeval_cli.formats.trec.qrels.Qrels`, read from ir_datasets' cache."""
     from .frames import qrels_from
 
     dataset = load(dataset_id)

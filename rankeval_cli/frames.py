@@ -91,14 +91,15 @@ def _ids(values) -> "ByteIds":  # noqa: F821
 
 
 def run_from(data, name: str = "<run>", tag: str = "run"):
-    """A :class:`~rankeval_cli.formats.trec.Run` of any form above (``tag`` names it unless a
+    """A :class:`~rankeval_cli.formats.trec.run.Run` of any form above (``tag`` names it unless a
     ``run``/``tag`` column does)."""
-    from .formats import arrow, trec
+    from .formats import arrow
+    from .formats.trec.run import Run, empty_run, read_run, run_of
 
-    if isinstance(data, trec.Run):
+    if isinstance(data, Run):
         return data
     if isinstance(data, str):
-        return trec.read_run(data)
+        return read_run(data)
     if is_frame(data):
         table = _arrow_table(data, (QUERY_COLUMNS, DOC_COLUMNS, ("score", "pred"), arrow.TAG_COLUMNS))
         if table is not None:
@@ -112,8 +113,8 @@ def run_from(data, name: str = "<run>", tag: str = "run"):
     if not np.isfinite(score).all():
         raise ValueError(f"{name}: score {score[~np.isfinite(score)][0]!r} is not a finite number")
     if not qids:
-        return trec.empty_run(name, tag, tag)
-    return trec.run_of(name, _ids(qids), _ids(docs), score, (tag, tag))
+        return empty_run(name, tag, tag)
+    return run_of(name, _ids(qids), _ids(docs), score, (tag, tag))
 
 
 def _constant(value: str, n: int):
@@ -123,14 +124,15 @@ def _constant(value: str, n: int):
 
 
 def qrels_from(data, name: str = "<qrels>"):
-    """A :class:`~rankeval_cli.formats.trec.Qrels` of any form above (grades integers)."""
+    """A :class:`~rankeval_cli.formats.trec.qrels.Qrels` of any form above (grades integers)."""
     from .errors import DataError
-    from .formats import arrow, trec
+    from .formats import arrow
+    from .formats.trec.qrels import Qrels, qrels_of, read_qrels
 
-    if isinstance(data, trec.Qrels):
+    if isinstance(data, Qrels):
         return data
     if isinstance(data, str):
-        return trec.read_qrels(data)
+        return read_qrels(data)
     if is_frame(data):
         table = _arrow_table(data, (QUERY_COLUMNS, DOC_COLUMNS, GRADE_COLUMNS))
         if table is not None:
@@ -142,7 +144,7 @@ def qrels_from(data, name: str = "<qrels>"):
     if not (np.isfinite(grade) & (grade == np.floor(grade))).all():
         row = int(np.flatnonzero(~(np.isfinite(grade) & (grade == np.floor(grade))))[0])
         raise DataError(f"relevance {grades[row]!r} is not an integer", name, row + 1)
-    return trec.qrels_of(name, _ids(qids), _ids(docs), grade.astype(np.int64),
+    return qrels_of(name, _ids(qids), _ids(docs), grade.astype(np.int64),
                          np.arange(1, len(qids) + 1, dtype=np.int64))
 
 
@@ -188,7 +190,8 @@ def query_parts(run, rows: int):
     """The run as runs of whole queries of about ``rows`` rows each (a larger query alone; its
     rows grouped by query first when they are not), sharing its query ids: for evaluating in
     bounded memory."""
-    from .formats.trec import LineMap, Run
+    from .formats.trec.fields import LineMap
+    from .formats.trec.run import Run
 
     code, order, lines = run.code, None, None
     if len(code) > 1 and (code[1:] < code[:-1]).any():

@@ -55,7 +55,7 @@ class RankevalEvaluator(Evaluator):
         super().__init__(measures, set(self._qrels.qids))
 
     def _iter_calc(self, run):
-        from .formats.trec import join
+        from .formats.trec.join import join
         from .frames import query_parts, run_from
         from .ir.evaluate import Settings, evaluate
         from .measures.ir import ranking_from_joined

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .errors import DataError
 from .formats.summary_reader import read_summaries, strict_number
-from .textio import source_name
+from .inputs import source_name
 
 #: columns of a meta-eval summary that are not statistics
 _OTHER = ("lp", "metric", "systems", "segments", "items", "sys_scores", "signature")

@@ -74,6 +74,6 @@ def ahead(make, depth: int = DEPTH):
 
 def ahead_of_files(sources, make, depth: int = DEPTH):
     """``ahead(make)`` when every source is a regular file, else ``make()`` itself."""
-    from .textio import is_regular_file
+    from .inputs import is_regular_file
 
     return ahead(make, depth) if all(map(is_regular_file, sources)) else make()

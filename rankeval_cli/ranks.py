@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import bucket_matrix, bucket_put, group_index, size_buckets, sort_within_groups, tie_block_starts
+from .vocabulary import TIED_RANKS as TIE_MODES
 
-TIE_MODES = ("minimize", "floor", "ceiling", "middle")
 #: Ceiling ranks of batches whose groups all have at most this many rows are counted
 #: (k comparisons per row) instead of derived from a sort and its tie blocks.
 COUNT_GROUP = 12

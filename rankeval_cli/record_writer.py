@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from .vocabulary import BINARY_FORMATS, CANONICAL_FORMATS, TABLE_FORMATS
+
+
 def text_value(value) -> str:
     """One TSV field (text escaped as the canonical TSV escapes it)."""
     if value is None:
@@ -45,9 +48,6 @@ def json_value(value):
     return value
 
 
-TABLE_FORMATS = ("markdown", "latex")
-#: binary formats (pyarrow): one table written when the writer closes
-BINARY_FORMATS = ("parquet", "arrow")
 #: decimal places of tables when --digits is not given.
 TABLE_DIGITS = 4
 
@@ -69,7 +69,7 @@ class RecordWriter:
 
     def __init__(self, out, fmt: str = "tsv", digits: int | None = None):
         fmt = "jsonl" if fmt == "json" else fmt
-        if fmt not in ("tsv", "jsonl", *TABLE_FORMATS, *BINARY_FORMATS):
+        if fmt not in (*CANONICAL_FORMATS, *TABLE_FORMATS, *BINARY_FORMATS):
             raise ValueError(f"unknown record format {fmt!r}")
         self.out, self.fmt, self.columns = out, fmt, None
         self.explicit_digits = digits

@@ -22,3 +22,8 @@ def _sig_value(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def exclusion(patterns) -> str | None:
+    """The --exclude-systems patterns as one signature field (None when there are none)."""
+    return ",".join(patterns) if patterns else None

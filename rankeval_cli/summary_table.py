@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 
 from .errors import DataError
 from .formats.summary_reader import OLD_COLUMNS, read_summaries, strict_number
-from .textio import source_name
+from .inputs import source_name
+from .vocabulary import EFFECTS, TAU_AVERAGES
 
 KEY_COLUMNS = ("level", "system", "metric")
 P_COLUMNS = ("p_randomization", "p_permutation", "p_bootstrap", "p_independence")
 VALUE_COLUMNS = ("value",)
-#: effect sizes a table can show beside the value (compare's columns)
-EFFECTS = ("delta", "d_z", "g_z", "es_e")
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization":
               "paired randomization test", "bootstrap": "paired bootstrap test", "tukey": "Tukey's HSD",
               "randomized_tukey": "randomized Tukey HSD", "permutation": "permutation test", "value": "test"}
@@ -122,8 +121,10 @@ def gather(sources, labels, value_column: str | None = None, test: str | None = 
                     table.columns.append(column)
                 here = table.rows.setdefault(row, {})
                 if compared:
-                    cell = _merge_comparison(table, here.get(column), cell, record, column, p_name, effect, source,
-                                             line, number)
+                    if effect is not None and effect not in record:
+                        raise DataError(f"no column {effect} (compare writes {', '.join(e for e in EFFECTS)} for "
+                                        "mean measures)", source_name(source), line)
+                    cell = _merge_comparison(table, here.get(column) or cell, record, column, p_name, effect, number)
                 here[column] = cell
                 if record.get("signature"):
                     table.signatures.setdefault(column, set()).add(str(record["signature"]))
@@ -175,14 +176,9 @@ def _p_column(record: dict, test: str | None, source, line) -> str | None:
     return (adjusted or names or [None])[0]
 
 
-def _merge_comparison(table: Gathered, cell: Cell | None, new: Cell, record: dict, column: str, p_name, effect,
-                      source, line, number) -> Cell:
-    """A system's cell with this record's comparison added to ``versus``."""
-    cell = cell or new
+def _merge_comparison(table: Gathered, cell: Cell, record: dict, column: str, p_name, effect, number) -> Cell:
+    """A system's cell with this record's comparison (``p_name``, ``effect``: its columns) added to ``versus``."""
     system, baseline = str(record.get("system")), str(record["baseline"])
-    if effect is not None and effect not in record:
-        raise DataError(f"no column {effect} (compare writes {', '.join(e for e in EFFECTS)} for mean measures)",
-                        source_name(source), line)
     if baseline == system:
         return cell
     if baseline not in table.baselines:
@@ -228,7 +224,7 @@ def _cells(record: dict, label: str, value_column: str | None, number):
         yield (str(measure) if measure is not None else label), Cell(
             number(record[name], name), ci if None not in ci else None, p, cluster)
         return
-    for average in ("micro", "macro"):  # tau summaries
+    for average in TAU_AVERAGES:  # tau summaries
         if average in record:
             ci = tuple(number(record.get(f"{average}_ci_{end}"), f"{average}_ci_{end}") for end in ("low", "high"))
             # tau's p_independence is not a comparison: no mark (as before 1.0, when it was named p)

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 from rankeval_cli._version import __version__
 from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.cli import main
-from rankeval_cli.commands import _ci
 from rankeval_cli.measures.pairs import pair_counts
 from rankeval_cli.measures.rr import rr_values
 from rankeval_cli.measures.tau import VARIANTS, TauAccumulator
@@ -23,10 +22,6 @@ from rankeval_cli.stats.resample import (BOOTSTRAP_STREAM, MeanStat, TauMicroSta
                                          replicate_sums, tau_raw)
 
 # --- building blocks -------------------------------------------------------------------------
-
-
-def test_defaults_agree_between_cli_and_stats():
-    assert (_ci.DEFAULT_SEED, _ci.DEFAULT_REPLICATES) == (resample.DEFAULT_SEED, resample.DEFAULT_REPLICATES)
 
 
 def test_distinct_rows_match_numpy_unique():

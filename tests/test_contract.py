@@ -281,11 +281,11 @@ def test_values_beyond_the_range_are_refused_with_their_line(value):
 @pytest.mark.parametrize("fmt", ["tsv", "jsonl"])
 @pytest.mark.parametrize("block", [64, 1 << 22])
 def test_a_group_beyond_the_largest_is_refused_with_the_line_past_it(fmt, block, monkeypatch):
-    from rankeval_cli import textio
+    from rankeval_cli import inputs
     from rankeval_cli.formats import validate
 
     monkeypatch.setattr(validate, "MAX_GROUP_ITEMS", 50)
-    monkeypatch.setattr(textio, "BLOCK_BYTES", block)
+    monkeypatch.setattr(inputs, "BLOCK_BYTES", block)
     ok = Dataset(["g"], [[(f"i{k}", float(k), 1.0, {}) for k in range(50)]])
     big = Dataset(["f", "g"], [[("a", 1.0, 1.0, {})], [(f"i{k}", float(k), 1.0, {}) for k in range(51)]])
     encode = to_tsv if fmt == "tsv" else to_jsonl

@@ -89,9 +89,9 @@ def test_error_messages_are_deterministic_across_processes():
 # --- batch boundaries ------------------------------------------------------------------------------
 
 def _with_block_size(monkeypatch, size: int):
-    import rankeval_cli.textio as textio
+    import rankeval_cli.inputs as inputs
 
-    monkeypatch.setattr(textio, "BLOCK_BYTES", size)
+    monkeypatch.setattr(inputs, "BLOCK_BYTES", size)
 
 
 @pytest.mark.parametrize("cmd", STREAM_COMMANDS)
@@ -117,7 +117,7 @@ def test_report_does_not_depend_on_batch_boundaries(monkeypatch):
 
 @pytest.mark.parametrize("cmd", commands_marked(STREAM_COMMANDS, KNOWN_STDERR))
 def test_random_data_and_random_cuts(cmd, monkeypatch):
-    import rankeval_cli.textio as textio
+    import rankeval_cli.inputs as inputs
 
     quick = {"phases": [Phase.explicit, Phase.reuse, Phase.generate]} if cmd in KNOWN_STDERR else {}
 
@@ -125,9 +125,9 @@ def test_random_data_and_random_cuts(cmd, monkeypatch):
     @given(data=datasets(max_groups=10), size=st.integers(1, 200), jsonl=st.booleans())
     def run(data, size, jsonl):
         raw = to_jsonl(data) if jsonl else to_tsv(data)
-        monkeypatch.setattr(textio, "BLOCK_BYTES", 1 << 22)
+        monkeypatch.setattr(inputs, "BLOCK_BYTES", 1 << 22)
         expected = invoke([cmd, *NEEDS.get(cmd, [])], raw)
-        monkeypatch.setattr(textio, "BLOCK_BYTES", size)
+        monkeypatch.setattr(inputs, "BLOCK_BYTES", size)
         result = invoke([cmd, *NEEDS.get(cmd, [])], raw)
         assert result.exit_code == expected.exit_code
         if check_exit(expected) is None:

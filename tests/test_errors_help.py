@@ -202,7 +202,7 @@ def test_a_command_fed_by_a_pipe_shows_no_progress_unless_asked(monkeypatch):
 
 
 def test_pipes_fifos_and_files_are_told_apart(tmp_path):
-    from rankeval_cli.textio import is_pipe
+    from rankeval_cli.inputs import is_pipe
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -210,7 +210,7 @@ def test_pipes_fifos_and_files_are_told_apart(tmp_path):
     assert is_pipe(str(fifo)) and not is_pipe(str(tmp_path / "file")) and not is_pipe(str(tmp_path / "none"))
     read_end, write_end = os.pipe()
     try:
-        out = subprocess.run([sys.executable, "-c", "from rankeval_cli.textio import is_pipe; print(is_pipe('-'))"],
+        out = subprocess.run([sys.executable, "-c", "from rankeval_cli.inputs import is_pipe; print(is_pipe('-'))"],
                              stdin=read_end, capture_output=True, text=True, timeout=60)
     finally:
         os.close(read_end)

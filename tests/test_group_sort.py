@@ -202,7 +202,7 @@ def test_pair_counter_numbers_items_as_before():
 
 
 def test_report_builds_group_rows_only_when_asked():
-    from rankeval_cli.commands.report import Report
+    from rankeval_cli.stats.report import Report
     from slow_rank_measures import make_batch, random_groups
 
     groups = random_groups(np.random.default_rng(5), 40)

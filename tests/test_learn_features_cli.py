@@ -15,7 +15,6 @@ import pytest
 from click.testing import CliRunner
 
 from rankeval_cli.cli import main
-from rankeval_cli.commands import learn_features
 from rankeval_cli.learn import features
 
 HEADER = "group\titem\tgold\tpred\thyp\tref\n"
@@ -39,11 +38,6 @@ def run(args, text):
 
 def read_tsv(text):
     return list(csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def test_choices_match_the_library():
-    assert learn_features.TOKENIZERS == features.TOKENIZERS
-    assert learn_features.SMOOTH_METHODS == features.SMOOTH_METHODS
 
 
 def test_appends_the_bleu_columns_and_keeps_the_rest():

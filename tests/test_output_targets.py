@@ -17,7 +17,7 @@ import pytest
 
 from robust import COMPRESSIONS, check_exit, invoke
 from rankeval_cli.errors import DataError
-from rankeval_cli.textio import atomic_output
+from rankeval_cli.outputs import atomic_output
 
 HEADER = "group\titem\tgold\tpred\n"
 ROWS = "".join(f"g{g}\ti{i}\t{i + 1}\t{(g * 7 + i * 3) % 5 + 1}\n" for g in range(40) for i in range(5))
@@ -149,7 +149,7 @@ def test_never_renames_over_what_became_a_fifo(tmp_path, monkeypatch):
     """Even when the decision was 'a regular file' (forced here), the rename checks again."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    monkeypatch.setattr("rankeval_cli.textio._open_in_place", lambda dest: None)
+    monkeypatch.setattr("rankeval_cli.outputs._open_in_place", lambda dest: None)
     with pytest.raises(DataError, match="no longer a regular file"):
         with atomic_output(str(fifo)) as out:
             out.write("x\n")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from rankeval_cli import prefetch
 from rankeval_cli.cli import main
-from rankeval_cli.formats import trec
+from rankeval_cli.formats.trec import run as trec_run
 from robust import run_to_closed_pipe
 
 
@@ -74,7 +74,7 @@ def test_a_consumer_that_stops_stops_the_producer():
 def test_errors_name_their_line_whatever_the_block_size(tmp_path, monkeypatch, block_bytes, bad, message, blank):
     """An error in any block is reported at its line, after the blocks before it were read
     (blank lines before it counted)."""
-    monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(trec_run, "RUN_BLOCK_BYTES", block_bytes)
     lines = [f"{q} Q0 d{i} {i + 1} {10 - i}.5 t" for q in range(1, 8) for i in range(6)]
     at = len(lines) - 3
     lines.insert(at, bad)

@@ -11,7 +11,7 @@ from rankeval_cli import DataError
 from rankeval_cli.batch import concat
 from rankeval_cli.formats import read, write
 from rankeval_cli.formats.tsv import _read_blocks
-from rankeval_cli.textio import read_blocks
+from rankeval_cli.inputs import read_blocks
 
 from conftest import tsv_bytes
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from rankeval_cli.cli import main
-from rankeval_cli.commands.report import Report
+from rankeval_cli.stats.report import Report
 from slow_rank_measures import make_batch, random_groups
 
 EXCERPT = Path(__file__).resolve().parent / "data" / "wmt10-test-xf-excerpt.jcml"

@@ -18,7 +18,11 @@ from click.testing import CliRunner
 import ir_data
 import slow_ir
 from rankeval_cli.cli import main
-from rankeval_cli.formats import trec
+from rankeval_cli.formats.trec import run as trec_run
+from rankeval_cli.formats.trec.join import join
+from rankeval_cli.formats.trec.qrels import read_qrels
+from rankeval_cli.formats.trec.run import read_run
+from rankeval_cli.formats.trec.streaming import stream_join
 from rankeval_cli.ir.run_records import mean_value
 from rankeval_cli.measures import ir
 
@@ -58,7 +62,7 @@ def cut_run(run_dict, depth):
 
 
 def ours(qpath, rpath, names, **options):
-    joined = trec.join(trec.read_run(rpath), trec.read_qrels(qpath), depth=options.pop("depth", None),
+    joined = join(read_run(rpath), read_qrels(qpath), depth=options.pop("depth", None),
                        all_queries=options.pop("all_queries", False))
     evaluator = ir.Evaluator(ir.ranking_from_joined(joined), **options)
     return joined.qids, {n: evaluator.values(ir.parse(n)) for n in names}
@@ -252,8 +256,8 @@ def test_reader_whitespace_gzip_crlf_blank_lines(tmp_path):
     gz.write_bytes(gzip.compress(text.encode()))
     assert run_cli("report", "--qrels", str(qpath), "-m", "map,ndcg_cut_10,bpref", str(gz)).stdout == base
     # small blocks: queries and lines cut anywhere give the same join
-    run = trec.read_run(str(rpath), block_bytes=97)
-    assert (run.score == trec.read_run(str(rpath)).score).all()
+    run = read_run(str(rpath), block_bytes=97)
+    assert (run.score == read_run(str(rpath)).score).all()
 
 
 @pytest.mark.parametrize("content, needle", [
@@ -334,12 +338,12 @@ def test_measure_names_and_commands(tmp_path):
 def test_streamed_parts_equal_whole_join(tmp_path):
     """Blocks of a few lines (queries cut anywhere) give the same rankings as the whole run."""
     qrels, runs, qpath, (rpath,) = write_case(tmp_path, 9)
-    q = trec.read_qrels(qpath)
-    whole = trec.join(trec.read_run(rpath), q)
+    q = read_qrels(qpath)
+    whole = join(read_run(rpath), q)
     e = ir.Evaluator(ir.ranking_from_joined(whole))
     want = dict(zip(whole.qids, e.values(ir.parse("AP"))))
     got = {}
-    for joined, _ in trec.stream_join(str(rpath), q, block_bytes=200):
+    for joined, _ in stream_join(str(rpath), q, block_bytes=200):
         assert joined is not None
         got.update(zip(joined.qids, ir.Evaluator(ir.ranking_from_joined(joined)).values(ir.parse("AP"))))
     assert got == want
@@ -357,14 +361,12 @@ def test_scattered_queries(tmp_path):
     assert scattered.replace(str(tmp_path / "r"), "X") == run_cli(*args, str(tmp_path / "sorted")).stdout.replace(
         str(tmp_path / "sorted"), "X")
     assert "t\tmap\t0.75\t2" in scattered  # query 1: a at rank 2 (b scores 3.0) -> 1/2; query 2: 1
-    import rankeval_cli.formats.trec as trec_module
-
-    old = trec_module.RUN_BLOCK_BYTES
-    trec_module.RUN_BLOCK_BYTES = 64  # the reappearance is seen after parts were yielded
+    old = trec_run.RUN_BLOCK_BYTES
+    trec_run.RUN_BLOCK_BYTES = 64  # the reappearance is seen after parts were yielded
     try:
         again = run_cli(*args, str(tmp_path / "r")).stdout
         piped = CliRunner().invoke(main, [*args, "-"], input=(tmp_path / "r").read_text())
     finally:
-        trec_module.RUN_BLOCK_BYTES = old
+        trec_run.RUN_BLOCK_BYTES = old
     assert again == scattered
     assert piped.exit_code == 0 and piped.stdout == scattered

@@ -313,9 +313,9 @@ def test_parameter_kinds():
 # ---- the judgment-group, preference and z-score readers -----------------------------------------
 
 def test_readers(tmp_path):
-    from rankeval_cli.formats.prefs import read_prefs
-    from rankeval_cli.formats.qrels_jg import read_qrels_jg
-    from rankeval_cli.formats.zscores import read_zscores
+    from rankeval_cli.formats.trec.prefs import read_prefs
+    from rankeval_cli.formats.trec.qrels_jg import read_qrels_jg
+    from rankeval_cli.formats.trec.zscores import read_zscores
 
     path = tmp_path / "jg"
     path.write_text("# comment\n2 b d1 1\n1 a d2 0\n\n1 a d1 2\n1 b d1 -1\n")

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from robust import check_exit, fuzz_settings
 from rankeval_cli.cli import main
-from rankeval_cli.formats import trec
+from rankeval_cli.formats.trec.run import read_run
 
 DATA = Path(__file__).resolve().parent / "data" / "trec-leniency"
 TREC_EVAL_10 = json.loads((DATA / "trec_eval-10.0-f4253652.json").read_text(encoding="utf-8"))
@@ -78,7 +78,7 @@ def test_read_as_trec_eval_reads(case):
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == without_runid(expected)
     # trec_eval's runid is the tag of the run's last line
-    assert trec.read_run(str(DATA / f"{case.removesuffix('.c')}.run")).last_tag == runid_of(expected)
+    assert read_run(str(DATA / f"{case.removesuffix('.c')}.run")).last_tag == runid_of(expected)
 
 
 def test_the_cases_differ_from_one_another_where_they_should():
@@ -327,9 +327,9 @@ def test_any_block_size_reads_the_same(seed):
             lines.append(f"q{q} Q0 {'d' * rng.choice([1, 9, 40, 70])}{d} {d} {rng.randint(0, 3)}.5 t{d}")
             lines += rng.choice([[], [""], ["  "], ["# c"], ["", "#"]])
     text = ("\n".join(lines) + "\n").encode()
-    whole = trec.read_run(_bytes_source(text))
+    whole = read_run(_bytes_source(text))
     for block in (1, 7, 33, 100):
-        part = trec.read_run(_bytes_source(text), block_bytes=block)
+        part = read_run(_bytes_source(text), block_bytes=block)
         assert part.docno.tolist() == whole.docno.tolist() and (part.score == whole.score).all()
         assert [part.line_of(i) for i in range(part.n_rows)] == [whole.line_of(i) for i in range(whole.n_rows)]
         assert (part.tag, part.last_tag) == (whole.tag, whole.last_tag)
@@ -426,15 +426,15 @@ def test_a_long_score_is_an_error_not_a_memory_error(tmp_path):
 
 
 def _line_cap():
-    from rankeval_cli import textio
+    from rankeval_cli import inputs
 
-    if not hasattr(textio, "max_line_bytes"):
-        pytest.skip("textio has no cap on one line yet")
+    if not hasattr(inputs, "max_line_bytes"):
+        pytest.skip("inputs has no cap on one line yet")
 
 
 @pytest.mark.parametrize("which", ["run", "qrels"])
 def test_a_line_past_the_cap_is_an_error_naming_it(tmp_path, which):
-    """The cap on one line of every line reader (textio) holds for TREC files: a 3 MB docno
+    """The cap on one line of every line reader (rankeval_cli.inputs) holds for TREC files: a 3 MB docno
     under a 1 MB cap is an error at its line, whatever the memory."""
     _line_cap()
     (tmp_path / "run").write_text("q1 Q0 a 1 2 t\n")

@@ -17,7 +17,7 @@ import pytest
 from rankeval_cli.batch import concat
 from rankeval_cli.errors import DataError
 from rankeval_cli.formats import numparse, tsv
-from rankeval_cli.textio import read_blocks
+from rankeval_cli.inputs import read_blocks
 
 
 def _read(data: bytes, block_bytes: int, monkeypatch, fast: bool):

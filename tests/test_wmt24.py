@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from conftest import peer_checkout
 from rankeval_cli.aggregate import wmt24, zscore
+from rankeval_cli.aggregate.judgments import collect, last_scores
 from rankeval_cli.formats import read
 from test_wmt_rr import cli, ok
 from test_zscore import cli_input
@@ -111,10 +112,10 @@ def test_hand_case_through_the_command():
 
 def test_last_score_of_an_item():
     # without its end times the later row wins too; with them the latest end time does
-    assert zscore.last_scores(np.array([0, 0, 0]), np.array([1, 1, 1]), np.array([2, 2, 3]), None).tolist() == \
+    assert last_scores(np.array([0, 0, 0]), np.array([1, 1, 1]), np.array([2, 2, 3]), None).tolist() == \
         [False, True, True]
-    assert zscore.last_scores(np.array([0, 0, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]),
-                              np.array([5.0, 4.0, 1.0])).tolist() == [True, False, True]
+    assert last_scores(np.array([0, 0, 1]), np.array([1, 1, 1]), np.array([2, 2, 2]),
+                       np.array([5.0, 4.0, 1.0])).tolist() == [True, False, True]
     swapped = [r if r[4] != 10 else (*r[:4], 10, 9.0) for r in HAND]  # the 10 is now the later score
     ranking = rank_tsv(as_tsv(swapped), alpha=0.4)[0]
     x = ranking.systems.index("X")
@@ -311,7 +312,7 @@ def test_equals_wmt24s_steps_pvalues_and_domain_means():
     stream = list(_without_tutorials(read_export(EXPORT, [DOCS])))
     ranking = zscore.rank_stream(iter(stream), by=("lp",), protocol="wmt24")[0]
     rows = check_against_wmt24(ranking, STEPS["1.13.1"])
-    cells = zscore.collect(iter(stream), ("lp",), domain_column="domain", last_score=True)[("en-cs",)].cells()
+    cells = collect(iter(stream), ("lp",), domain_column="domain", last_score=True)[("en-cs",)].cells()
     means = wmt24.domain_means(cells, cells.raw)
     for r in rows:
         s = cells.systems.index(r[1])
@@ -443,8 +444,8 @@ def test_intervals_resample_within_domains(excerpt_stream):
     for row in (line.split("\t") for line in one.splitlines()[1:]):
         low, value, high = float(row[13]), float(row[2]), float(row[14])
         assert low < value < high
-    cells = zscore.collect(read(text_source(excerpt_stream), "tsv"), ("lp",), domain_column="domain",
-                           last_score=True)[("en-cs",)].cells()
+    cells = collect(read(text_source(excerpt_stream), "tsv"), ("lp",), domain_column="domain",
+                    last_score=True)[("en-cs",)].cells()
     ranking = wmt24.rank_cells_wmt24(cells, ("en-cs",))
     position = {s: i for i, s in enumerate(ranking.systems)}
     cell_system = np.array([position[cells.systems[c]] for c in cells.system.tolist()])

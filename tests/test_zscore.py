@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import peer_checkout
-from rankeval_cli.aggregate import zscore
+from rankeval_cli.aggregate import judgments, zscore
 from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.formats import read
 from test_wmt_rr import cli, ok
@@ -114,7 +114,7 @@ def test_clusters_rule():
 
 def test_single_judgments_and_constant_judges_get_z_zero():
     # Appraise: divisor (n - 1) or 1, and a zero standard deviation taken as 1
-    z = zscore.standardize(np.array([50.0, 70.0, 70.0, 20.0]), np.array([0, 1, 1, 2]))
+    z = judgments.standardize(np.array([50.0, 70.0, 70.0, 20.0]), np.array([0, 1, 1, 2]))
     assert z.tolist() == [0.0, 0.0, 0.0, 0.0]
 
 
@@ -596,7 +596,7 @@ def test_bootstrap_intervals_do_not_depend_on_jobs_and_follow_the_seed():
 
 def test_bootstrap_replicates_are_segment_resamples():
     batches = read(str(ORGANISERS), "wmt-da-scores")
-    cells = zscore.collect(batches)[()].cells()
+    cells = judgments.collect(batches)[()].cells()
     ranking = zscore.rank_cells(cells)
     position = {s: i for i, s in enumerate(ranking.systems)}
     cell_system = np.array([position[cells.systems[c]] for c in cells.system.tolist()])

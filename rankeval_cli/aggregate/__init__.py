@@ -13,7 +13,8 @@ Modules: :mod:`.win_counts` (streaming win/loss/tie counts), :mod:`.methods` (Bo
 ≥/> others, expected wins, Copeland), :mod:`.kemeny`, :mod:`.bradley_terry`,
 :mod:`.bootstrap` (rank ranges, clusters), :mod:`.correlate`, :mod:`.run` (streams,
 partitions), :mod:`.ranking_records` (output records); :mod:`.zscore` (WMT17-24 rankings from direct
-assessments: per-judge z-scores, means, rank-sum clusters) with :mod:`.ranksum`.
+assessments: rank-sum clusters, intervals) on the judgments :mod:`.judgments` collects
+(per-judge z-scores, segment means), with :mod:`.ranksum` and :mod:`.wmt24`.
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ import math
 
 import numpy as np
 
+from ..vocabulary import BT_TIES
+
 DEFAULT_ALPHA = 0.01
-BT_TIES = ("ignore", "half")
 
 
 def objective(theta: np.ndarray, wins: np.ndarray, alpha: float) -> float:

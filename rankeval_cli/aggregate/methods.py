@@ -29,15 +29,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..vocabulary import BORDA_MISSING, BORDA_POINTS, FV_DENOMINATORS
 from .win_counts import PairStats
 
 #: Scores equal after rounding to this many decimals are tied (summed fractions such
 #: as 1/3 + 2/3 and 2/3 + 1/3 may differ in the last bit).
 TIE_DECIMALS = 9
-
-BORDA_MISSING = ("ignore", "bottom")
-BORDA_POINTS = ("n-r", "n-r+1")
-FV_DENOMINATORS = ("pair", "all")
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, empty: float = np.nan) -> np.ndarray:

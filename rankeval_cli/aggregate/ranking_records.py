@@ -111,7 +111,7 @@ def read_table(source, by=()) -> tuple[dict, list]:
     """
     from ..errors import DataError
     from ..formats.summary_reader import read_summaries
-    from ..textio import source_name
+    from ..inputs import source_name
 
     name = source_name(source)
     table: dict = {}

@@ -4,32 +4,21 @@ from __future__ import annotations
 
 from functools import partial
 
+from ..vocabulary import AGGREGATION_METHODS, SCORE_METHODS
 from . import methods
 from .bradley_terry import DEFAULT_ALPHA, bt_scores
 from .fusion.table import METHODS as FUSION_TABLE, aliases as fusion_aliases
 from .kemeny import kemeny_scores
 
 #: canonical name -> one-line description (for --help and the README).
-METHODS = {
-    "borda": "Borda count, N - r points per list (de Borda 1781)",
-    "fv": "Duh's FV heuristic, sum of pairwise preference shares (Duh 2008 §3.2)",
-    "ge-others": "share of comparisons won or tied (WMT07-11; Li, Jiang & Wang 2013 §3)",
-    "gt-others": "wins / (wins + losses), ties left out (WMT12)",
-    "expected-wins": "mean over opponents of the decided-comparison win share (WMT13)",
-    "copeland": "pairwise majority wins minus majority losses",
-    "kemeny": "Kemeny-Young optimal consensus order (exact up to 20 items)",
-    "bradley-terry": "Bradley-Terry log-strength, L2-regularized maximum likelihood",
-    "trueskill": "TrueSkill mean skill, WMT14-16 procedure (active sampling, repeated runs)",
-}
+METHODS = AGGREGATION_METHODS
 
 #: Run fusion methods: their input is several IR runs, not a stream of groups; name -> description,
 #: from the fusion table (.fusion.table.METHODS).
 FUSION = {name: method.description for name, method in FUSION_TABLE.items()}
 
 #: Methods on absolute scores (direct assessments): their input is judged scores, not rankings.
-SCORES = {
-    "z-score": "mean per-judge z-score with rank-sum clusters, WMT17-24 procedure",
-}
+SCORES = SCORE_METHODS
 
 ALIASES = {
     "ge": "ge-others", ">=others": "ge-others", "wmt11": "ge-others",

@@ -25,7 +25,7 @@ needs about 850 MB more per million such rankings, briefly (see :mod:`.bootstrap
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,22 +63,22 @@ class PairStats:
         return len(self.items)
 
 
-@dataclass
 class GroupStore:
-    """Per-group contributions kept for the bootstrap (indices in appearance order)."""
+    """Per-group contributions kept for the bootstrap (indices in appearance order), one column
+    each, added batch by batch as int32 pieces: the wins (group, winner, loser), the ties
+    (group, a, b), each item's presence in a group (group, item) and each group's length."""
 
-    win_group: list = field(default_factory=list)
-    win_a: list = field(default_factory=list)
-    win_b: list = field(default_factory=list)
-    tie_group: list = field(default_factory=list)
-    tie_a: list = field(default_factory=list)
-    tie_b: list = field(default_factory=list)
-    pres_group: list = field(default_factory=list)
-    pres_item: list = field(default_factory=list)
-    group_len: list = field(default_factory=list)
+    COLUMNS = ("win_group", "win_a", "win_b", "tie_group", "tie_a", "tie_b", "pres_group", "pres_item", "group_len")
+
+    def __init__(self):
+        self.parts: dict[str, list] = {name: [] for name in self.COLUMNS}
+
+    def add(self, **columns: np.ndarray) -> None:
+        for name, values in columns.items():
+            self.parts[name].append(values.astype(np.int32))
 
     def arrays(self, name: str, dtype) -> np.ndarray:
-        parts = getattr(self, name)
+        parts = self.parts[name]
         return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
 
 
@@ -176,10 +176,8 @@ class PairCounter:
         self.n_groups += len(sizes)
         self.total_len += int(sizes.sum())
         if self.store is not None:
-            groups = first_group + np.repeat(np.arange(len(sizes)), sizes)
-            self.store.pres_group.append(groups.astype(np.int32))
-            self.store.pres_item.append(idx.astype(np.int32))
-            self.store.group_len.append(sizes.astype(np.int32))
+            self.store.add(pres_group=first_group + np.repeat(np.arange(len(sizes)), sizes), pres_item=idx,
+                           group_len=sizes)
 
     def _add_bucket(self, idx, key, offsets, sizes, n: int, first_group: int) -> None:
         """All pairs of all groups of ``n`` ranked items, by broadcasting (chunked)."""
@@ -204,12 +202,8 @@ class PairCounter:
             _scatter(self._ties, tb * cap + ta)
             if self.store is not None:
                 gid = np.broadcast_to((first_group + g)[:, None], a.shape)
-                self.store.win_group.append(np.concatenate([gid[a_wins], gid[b_wins]]).astype(np.int32))
-                self.store.win_a.append(winner.astype(np.int32))
-                self.store.win_b.append(loser.astype(np.int32))
-                self.store.tie_group.append(gid[tie].astype(np.int32))
-                self.store.tie_a.append(ta.astype(np.int32))
-                self.store.tie_b.append(tb.astype(np.int32))
+                self.store.add(win_group=np.concatenate([gid[a_wins], gid[b_wins]]), win_a=winner, win_b=loser,
+                               tie_group=gid[tie], tie_a=ta, tie_b=tb)
 
     def _count_outcomes(self, a, b, va, vb, cap: int) -> None:
         """Add the wins and ties of the pairs (a, b) with values (va, vb) by one bincount

@@ -4,7 +4,7 @@ tests combined by Stouffer's method, and WMT24's clusters (``aggregate --method 
 
 Read from WMT24's ``humeval/calculate_clusters.py`` and ``tools.py``
 (wmt-conference/wmt24-news-systems; Kocmi et al. 2024, "Findings of the WMT24 General
-Machine Translation Shared Task"). The judgments enter as :mod:`.zscore` collects them,
+Machine Translation Shared Task"). The judgments enter as :mod:`.judgments` collects them,
 with a judge's last score of an item replacing the earlier ones; r̄_sg is the mean
 score of system s on segment g (x = the ESA score, or z with ``rank_by="z"``), and
 every segment lies in one domain δ(g).
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .zscore import Cells, ZRanking, _id_order
+from .judgments import Cells, ZRanking, checked_scores, id_order
 
 #: the signed-rank rule WMT24 ran (scipy ≤ 1.14); see :mod:`.signed_rank`
 DEFAULT_TEST_METHOD = "scipy-1.14"
@@ -107,17 +107,13 @@ def wins_losses(p: np.ndarray, value: np.ndarray, alpha: float) -> tuple[np.ndar
 def rank_cells_wmt24(cells: Cells, key: tuple = (), rank_by: str = "raw", alpha: float = 0.05,
                      test_method: str = DEFAULT_TEST_METHOD) -> ZRanking:
     """Steps 1-5 of the module doc on one partition's cells (which carry domains)."""
-    from ..errors import DataError
-
-    if rank_by == "z" and cells.z is None:
-        raise DataError("no z-scores to rank by: the input has neither a judge column (to standardize "
-                        "per judge) nor a z column; rank by the raw means (--rank-by raw)")
+    scores = checked_scores(cells, rank_by)
     raw = macro_means(domain_means(cells, cells.raw))
     z = None if cells.z is None else macro_means(domain_means(cells, cells.z))
     value = z if rank_by == "z" else raw
     names = np.array(cells.systems, dtype=object)
-    order = np.lexsort((_id_order(names), -value))
-    matrix = segment_matrix(cells, cells.z if rank_by == "z" else cells.raw)[order]
+    order = np.lexsort((id_order(names), -value))
+    matrix = segment_matrix(cells, scores)[order]
     segment_domain = np.full(cells.n_segments, -1, dtype=np.int64)
     segment_domain[cells.segment] = cells.domain
     k = len(order)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-VARIANTS = ("w", "a", "b")
+from ..vocabulary import RBO_TIES as VARIANTS
 SCORES = ("ext", "min", "max", "res")
 
 

@@ -1,6 +1,6 @@
 """Agreement between every pair of several runs, query by query, and its means over queries.
 
-Runs are TREC run files read as trec_eval reads them (:func:`rankeval_cli.formats.trec.read_run`);
+Runs are TREC run files read as trec_eval reads them (:func:`rankeval_cli.formats.trec.run.read_run`);
 docnos become integer codes in byte order, shared by all runs. For each pair of runs (X, Y)
 and each query some run has, the measures of :mod:`.between` are computed; a query one run
 lacks is an empty ranking there (RBO's min and ext are then 0, τ undefined); a pair is compared on the queries either of
@@ -15,15 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..vocabulary import AGREEMENT_MEASURES as MEASURES
 from . import between
-
-#: measure names of ``rankeval agree`` (RBO's four values are rbo_ext, rbo_min, rbo_max, rbo_res)
-MEASURES = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
 
 
 @dataclass(frozen=True)
 class AgreementSettings:
-    measures: tuple = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
+    measures: tuple = MEASURES
     p: float = 0.9
     variant: str = "a"
     depth: int | None = None  # RBO on the first ``depth`` documents
@@ -41,7 +39,7 @@ class RunLists:
 def read_runs(paths) -> tuple[list, list]:
     """([RunLists], query ids in byte order)."""
     from ..formats.byteids import ByteIds
-    from ..formats.trec import read_run
+    from ..formats.trec.run import read_run
 
     runs = [read_run(path) for path in paths]
     docs, codes = ByteIds.concat([run.docno for run in runs]).unique()

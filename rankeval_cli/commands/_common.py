@@ -1,31 +1,65 @@
 """What every subcommand shares: input/output options, error mapping, pipes.
 
 Command modules import only click and this module at top level; numpy and the
-kernels are imported inside the command body, so ``--help`` stays fast.
+kernels are imported inside the command body, so ``--help`` stays fast. The option
+groups reach the command as frozen objects (:class:`Inputs`, :class:`Output`; see :mod:`._groups`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
 import sys
+from dataclasses import dataclass
 
 import click
 
+from .. import vocabulary
 from ..errors import DataError
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
+from ._groups import option_group, shared_groups
+from ._groups import call as _call_body
 
-INPUT_FORMATS = ("auto", "tsv", "jsonl", "jcml", "parquet", "arrow")
-#: what --input-format auto recognises: the canonical encodings and JCML, read with the JCML
-#: reader's defaults (gold from rank=; 'convert --from jcml' for its other options).
-STREAM_FORMATS = ("tsv", "jsonl", "jcml", "parquet", "arrow")
-#: formats of commands that write a stream of groups (convert adds jcml).
-OUTPUT_FORMATS = ("tsv", "jsonl", "parquet", "arrow")
-#: formats of commands that write summary records; tables are written when the input ends.
-SUMMARY_FORMATS = ("tsv", "jsonl", "markdown", "latex", "parquet", "arrow")
-#: old spellings kept for one release, accepted but not shown.
-FORMAT_ALIASES = {"json": "jsonl", "md": "markdown", "tex": "latex"}
+
+@dataclass(frozen=True)
+class Inputs:
+    """FILES (none: stdin), --input-format, --exclude-systems."""
+
+    files: tuple = ()
+    format: str = "auto"
+    exclude_systems: tuple = ()
+
+    def read(self, **reader_options):
+        """The batches of every file in turn (:func:`read_inputs`)."""
+        return read_inputs(self.files, self.format, self.exclude_systems, **reader_options)
+
+
+@dataclass(frozen=True)
+class Output:
+    """-o/--output (a file replaced atomically, or stdout) and --output-format."""
+
+    path: str = "-"
+    format: str = "tsv"
+
+    def stream(self):
+        """The text stream to write to (:func:`output_stream`)."""
+        return output_stream(self.path)
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """-j/--jobs and --scheduler: where the independent work units run."""
+
+    jobs: int | None = None
+    scheduler: str | None = None
+
+    def configure(self) -> None:
+        """Set :mod:`rankeval_cli.executor`'s defaults for this run (the kernels read them)."""
+        from .. import executor
+
+        executor.configure(jobs=self.jobs, scheduler=self.scheduler)
 
 
 class AliasOption(click.Option):
@@ -77,7 +111,7 @@ def completion_of(values):
     return complete
 
 
-def higher_better_option(help_text: str, aliases=("--scores",)):
+def higher_better_option(help_text: str = vocabulary.HIGHER_BETTER.help, aliases=("--scores",)):
     """``--higher-better``: the values ranked by are scores, higher = better (default: ranks, lower = better)."""
     return click.option("--higher-better", "higher_better", cls=AliasOption, aliases=aliases, is_flag=True,
                         help=help_text)
@@ -104,71 +138,49 @@ class FiniteFloat(click.FloatRange):
 def jobs_options(f):
     """``-j/--jobs N`` and ``--scheduler ADDRESS``: where the command's independent work units run.
 
-    The values are not passed to the command: they configure :mod:`rankeval_cli.executor`,
-    whose ``map_units`` the kernels call, and the output is the same whichever is chosen.
+    The values are not passed to the command: their :class:`Parallel` configures
+    :mod:`rankeval_cli.executor` before the body runs, whose ``map_units`` the kernels call, and
+    the output is the same whichever is chosen.
     """
-    f = click.option(
-        "--scheduler", default=None, metavar="ADDRESS", callback=_configure_executor, expose_value=False,
-        help="A dask.distributed scheduler to run on\f"
-             "Run the work units on this dask.distributed scheduler (e.g. tcp://host:8786) "
-             "[default: $RANKEVAL_SCHEDULER; needs the dask extra].")(f)
-    return click.option(
-        "-j", "--jobs", type=click.IntRange(min=0), default=None, metavar="N", callback=_configure_executor,
-        expose_value=False,
-        help="Worker processes (0 = one per CPU)\f"
-             "Worker processes for the independent work units; 0 = one per CPU "
-             "[default: $RANKEVAL_JOBS, else 1]. The output does not depend on N.")(f)
+    f = click.option(vocabulary.SCHEDULER.name, default=None, metavar="ADDRESS", help=vocabulary.SCHEDULER.help)(f)
+    f = click.option("-j", vocabulary.JOBS.name, type=click.IntRange(min=0), default=None, metavar="N",
+                     help=vocabulary.JOBS.help)(f)
+    return option_group(f, None, ("jobs", "scheduler"), lambda **values: Parallel(**values).configure())
 
 
-def _configure_executor(ctx, param, value):
-    """--jobs / --scheduler also set the executor's defaults for this run (kernels read them)."""
-    from .. import executor
-
-    executor.configure(**{param.name: value})
-    return value
-
-
-def by_option(help_text: str = "One summary per value of this column (e.g. lp)\f"
-                               "One summary per value of this extra column (e.g. lp), rows keyed by its "
-                               "value; repeatable. The value must be constant within a group."):
+def by_option(help_text: str = vocabulary.BY.help):
     """``--by COLUMN`` (repeatable)."""
-    return click.option("--by", "by", multiple=True, metavar="COLUMN", help=help_text)
+    return click.option(vocabulary.BY.name, "by", multiple=True, metavar="COLUMN", help=help_text)
 
 
 def input_options(f):
-    """FILES... (default stdin), --input-format, --exclude-systems."""
-    f = click.option(
-        "--exclude-systems", "exclude_systems", multiple=True, metavar="PATTERN",
-        help="Drop items whose id matches a shell pattern\f"
-             "Drop items whose id matches this shell-style pattern (e.g. '_ref', 'Human-*'); "
-             "repeatable. The number of rows dropped goes to stderr.")(f)
-    f = click.option(
-        "--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
-        help="Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<', Parquet and "
-             "Arrow by their magic bytes.")(f)
-    return click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
+    """FILES... (default stdin), --input-format, --exclude-systems: the command's ``inputs``."""
+    f = click.option(vocabulary.EXCLUDE_SYSTEMS.name, "exclude_systems", multiple=True, metavar="PATTERN",
+                     help=vocabulary.EXCLUDE_SYSTEMS.help)(f)
+    f = click.option(vocabulary.INPUT_FORMAT.name, type=click.Choice(vocabulary.INPUT_FORMAT.values),
+                     default=vocabulary.INPUT_FORMAT.default, show_default=True, help=vocabulary.INPUT_FORMAT.help)(f)
+    f = click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))(f)
+    return option_group(f, "inputs", ("files", "input_format", "exclude_systems"),
+                        lambda files, input_format, exclude_systems: Inputs(files, input_format, exclude_systems))
 
 
-def output_options(formats=OUTPUT_FORMATS, default="tsv"):
-    """-o/--output (atomic) and --output-format; summary commands also get --digits."""
+def output_options(formats=vocabulary.STREAM_ENCODINGS, default="tsv"):
+    """-o/--output (atomic) and --output-format, the command's ``output``; summary commands also
+    get --digits (read by :func:`record_writer`)."""
     tables = "markdown" in formats
 
     def decorate(f):
         if tables:
-            f = click.option(
-                "--digits", type=click.IntRange(0, 17), default=None, metavar="N", expose_value=False,
-                callback=_remember_digits,
-                help="Decimal places\f"
-                     "Round numbers to N decimal places [default: 4 in markdown and latex tables, "
-                     "every digit otherwise].")(f)
+            f = click.option(vocabulary.DIGITS.name, type=click.IntRange(0, 17), default=None, metavar="N",
+                             expose_value=False, callback=_remember_digits, help=vocabulary.DIGITS.help)(f)
         f = click.option(
-            "--output-format", type=AliasChoice(formats, FORMAT_ALIASES), default=default, show_default=True,
+            "--output-format", type=AliasChoice(formats, vocabulary.FORMAT_ALIASES), default=default, show_default=True,
             help="Output encoding" + ("; markdown and latex print one table when the input ends." if tables
                                       else "."))(f)
-        return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-                            help="Write here instead of stdout\f"
-                                 "Write here instead of stdout; a file is replaced only when the run succeeds; "
-                                 "a .gz, .bz2 or .xz name is compressed.")(f)
+        f = click.option("-o", vocabulary.OUTPUT.name, type=click.Path(dir_okay=False, allow_dash=True),
+                         default=vocabulary.OUTPUT.default, help=vocabulary.OUTPUT.help)(f)
+        return option_group(f, "output", ("output", "output_format"),
+                            lambda output, output_format: Output(output, output_format))
     return decorate
 
 
@@ -187,6 +199,27 @@ def record_writer(out, output_format: str):
     ctx = click.get_current_context(silent=True)
     digits = ctx.meta.get("rankeval.digits") if ctx is not None else None
     return RecordWriter(out, output_format, digits=digits)
+
+
+def write_summary(out, records: list[dict], output_format: str, per_group: bool, rows_out=None) -> None:
+    """Summary records to the output, or to stderr after the per-group rows (``rows_out``, closed here;
+    the summary on stderr is a note: ``rankeval -q`` leaves it out)."""
+    from ..messages import quiet
+
+    if per_group:
+        if rows_out is not None:
+            rows_out.close()
+        out.flush()
+        if quiet():
+            return
+        text = io.StringIO()
+        note_format = "tsv" if output_format in vocabulary.BINARY_FORMATS else output_format  # stderr is text
+        with record_writer(text, note_format) as writer:
+            writer.write_many(records)
+        click.echo(text.getvalue(), err=True, nl=False)
+    else:
+        with record_writer(out, output_format) as writer:
+            writer.write_many(records)
 
 
 def parsed_by(target: str, keep_text: bool = False):
@@ -211,12 +244,13 @@ def parsed_by(target: str, keep_text: bool = False):
 
 
 def handle_errors(f):
-    """Map failures to exit statuses: DataError, a failed write or running out of memory → 1 with one
-    line; closed pipe → 0 quietly; Ctrl-C → 130."""
+    """The command's innermost decorator: builds its option groups (:mod:`._groups`), calls it,
+    and maps failures to exit statuses: DataError, a failed write or running out of memory → 1
+    with one line; closed pipe → 0 quietly; Ctrl-C → 130."""
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         try:
-            return f(*args, **kwargs)
+            return _call_body(wrapper, *args, **kwargs)
         except DataError as exc:
             _quiet_stdout_flush()
             click.echo(f"rankeval: {exc}", err=True)
@@ -235,6 +269,7 @@ def handle_errors(f):
             _silence_broken_pipe()
             click.echo(f"rankeval: {exc.filename or '<stdout>'}: cannot write: {exc.strerror or exc}", err=True)
             sys.exit(1)
+    shared_groups(wrapper)
     return wrapper
 
 
@@ -259,15 +294,15 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
     from ..formats import read
     from ..pipeline import exclude, progress
     from ..prefetch import ahead_of_files
-    from ..textio import is_pipe
+    from ..inputs import is_pipe
 
     sources = list(files) or ["-"]
     name = fmt or input_format
 
     def batches():
         for source in sources:
-            yield from read(source, fmt=None if name == "auto" else name, sniffable=sniffable or STREAM_FORMATS,
-                            **reader_options)
+            yield from read(source, fmt=None if name == "auto" else name,
+                            sniffable=sniffable or vocabulary.STREAM_FORMATS, **reader_options)
 
     context = click.get_current_context(silent=True)
     parsed = ahead_of_files(sources, batches)  # files are parsed a batch ahead, in a second thread
@@ -278,7 +313,7 @@ def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffa
 @contextlib.contextmanager
 def output_stream(path):
     """The text stream for -o PATH (atomic) or stdout."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     with atomic_output(path) as out:
         yield out

@@ -7,18 +7,46 @@ Imports only click at top level, like every command module.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 
+from ..vocabulary import CORRECTIONS, TESTS
 from . import _common
+from ._groups import option_group
 
-#: tests of each path when --test is not given
-DEFAULT_IR_TESTS = ("t", "wilcoxon", "randomization")
-DEFAULT_MT_TESTS = ("bootstrap", "randomization")
+
+@dataclass(frozen=True)
+class ComparisonOptions:
+    """--test, --baseline, --all-pairs, --correction, --system: which systems are compared and how."""
+
+    tests: tuple = ()
+    baselines: tuple = ()
+    all_pairs: bool = False
+    correction: str = "none"
+    system_specs: tuple = ()
+
+    def settings(self, default_tests, draws):
+        """The :class:`~rankeval_cli.stats.comparisons.Settings` of the tests (``default_tests`` when
+        --test is not given) with ``draws`` (level, bootstrap, permutations, seed)."""
+        from ..stats.comparisons import Settings
+
+        return Settings(tests=tuple(dict.fromkeys(self.tests or default_tests)), level=float(draws.ci),
+                        bootstrap=draws.bootstrap, permutations=draws.permutations, seed=draws.seed,
+                        correction=self.correction)
+
+    def pairs(self, names, aliases=None) -> list[tuple[int, int]]:
+        """The (system, baseline) pairs of the systems ``names`` (:func:`resolve_pairs`)."""
+        return resolve_pairs(names, self.baselines, self.all_pairs, aliases)
+
+    def signature_fields(self, stats, pairs, names) -> dict:
+        """The comparison's signature fields (:func:`rankeval_cli.stats.records.signature_fields`)."""
+        from ..stats.records import signature_fields as fields
+
+        return fields(stats, pairs, names, self.baselines, self.all_pairs)
 
 
 def _tests(ctx, param, value):
-    from ..stats.comparisons import TESTS
-
     tests = tuple(v.strip() for text in value for v in text.split(",") if v.strip())
     unknown = [t for t in tests if t not in TESTS]
     if unknown:
@@ -27,10 +55,8 @@ def _tests(ctx, param, value):
 
 
 def statistics_options(f):
-    """--test, --baseline, --all-pairs, --correction, --system, --jobs/--scheduler."""
-    from ..stats.multitest import CORRECTIONS
-    from ..stats.comparisons import TESTS
-
+    """--test, --baseline, --all-pairs, --correction, --system (the command's ``comparison``,
+    :class:`ComparisonOptions`), --jobs/--scheduler."""
     f = _common.jobs_options(f)
     f = click.option(
         "--system", "system_specs", multiple=True, metavar="NAME=FILE,FILE...",
@@ -44,12 +70,14 @@ def statistics_options(f):
         "--baseline", "baselines", multiple=True, metavar="NAME",
         help="Compare the others with it [default: the first]\f"
              "Compare the others with this system (repeatable) [default: the first].")(f)
-    return click.option(
+    f = click.option(
         "--test", "tests", multiple=True, callback=_tests, metavar="NAME",
         shell_complete=_common.completion_of(TESTS),
         help="Tests: t, wilcoxon, bootstrap, tukey, ... []\f"
              f"{', '.join(TESTS)} (repeatable) [default: t,wilcoxon,randomization with --qrels, "
              "else bootstrap,randomization].")(f)
+    return option_group(f, "comparison", ("tests", "baselines", "all_pairs", "correction", "system_specs"),
+                        ComparisonOptions)
 
 
 def parse_system_specs(specs) -> list[tuple[str, list[str]]]:
@@ -87,26 +115,13 @@ def resolve_pairs(names, baselines, all_pairs: bool, aliases=None) -> list[tuple
     return pairs_of(len(names), list(dict.fromkeys(chosen)) or [0], all_pairs)
 
 
-def settings_of(tests, default_tests, *, level, bootstrap, permutations, seed, correction):
-    from ..stats.comparisons import Settings
-
-    return Settings(tests=tuple(dict.fromkeys(tests or default_tests)), level=float(level), bootstrap=bootstrap,
-                    permutations=permutations, seed=seed, correction=correction)
-
-
-def signature_fields(settings, pairs, names, baselines=(), all_pairs: bool = False) -> dict:
-    from ..stats.records import signature_fields as fields
-
-    return fields(settings, pairs, names, baselines, all_pairs)
-
-
 def records(outcome, systems, settings, measure: str, signature, extra=None) -> list[dict]:
     from ..stats.records import records as build
 
     return build(outcome, systems, settings, measure, signature, extra)
 
 
-def item_matrices(files, input_format, exclude_systems, column: str, by, require_two: bool = True) -> dict:
+def item_matrices(inputs, column: str, by, require_two: bool = True) -> dict:
     """--items-are-systems: {--by key: (system names, systems × groups matrix)} with the items of every
     group as the systems and ``column`` (pred or an extra column) as their values; fewer than two
     systems is a DataError (``require_two``) or a note."""
@@ -117,7 +132,7 @@ def item_matrices(files, input_format, exclude_systems, column: str, by, require
     from ..stats.systems import ItemTable, column_values
 
     tables: dict = {}
-    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
+    for key, batch in partitioned(inputs.read(), by):
         if batch.n_rows == 0:
             continue
         if column != "pred" and column not in batch.extra:

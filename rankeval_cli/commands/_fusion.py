@@ -6,15 +6,15 @@ table.py), imported only when a value is parsed, completed or the help is shown.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import click
 
 from ..helpformat import MAN_ONLY
 from . import _common
+from ._groups import option_group
 
-#: the command's keyword arguments that :func:`fusion_options` gathers into one FusionOptions
+#: the command's parameters that :func:`fusion_options` gathers into one FusionOptions
 FIELDS = ("normalization", "params", "rrf_k", "weights", "train_qrels", "depth", "run_tag", "optimize", "qrels",
           "measure", "folds")
 
@@ -84,12 +84,7 @@ def _params(ctx, param, values):
 
 
 def fusion_options(f):
-    """The fusion options (see FusionOptions); the command receives them as ``fusion``."""
-    @functools.wraps(f)
-    def gather(*args, **kwargs):
-        kwargs["fusion"] = FusionOptions(**{name: kwargs.pop(name) for name in FIELDS})
-        return f(*args, **kwargs)
-
+    """The fusion options (see FusionOptions); the command receives them as ``fusion`` (:mod:`._groups`)."""
     options = [
         click.option("--normalization", default=None, metavar="NAME", callback=_common.parsed_by(
                          "commands._fusion:parse_normalization"), shell_complete=_common.completion_of(
@@ -132,8 +127,8 @@ def fusion_options(f):
                      help=MAN_ONLY + "--optimize: the number of folds [default: 5]."),
     ]
     for option in reversed(options):
-        gather = option(gather)
-    return gather
+        f = option(f)
+    return option_group(f, "fusion", FIELDS, FusionOptions)
 
 
 def fusion_of(method: str, options: FusionOptions, n_runs: int):
@@ -173,7 +168,7 @@ def fusion_of(method: str, options: FusionOptions, n_runs: int):
 def fuse_and_write(files, output, output_format, method, options: FusionOptions):
     """Fuse TREC runs and write the fused run (TREC, or records with a signature)."""
     from ..aggregate.fusion import METHODS, fuse_files
-    from ..formats.trec_writer import texts, write_run
+    from ..formats.trec.write import texts, write_run
     from ..signature import signature
 
     if not files:
@@ -209,7 +204,7 @@ def optimize_and_write(files, output, output_format, method, options: FusionOpti
     from ..aggregate.fusion.files import read_stacked
     from ..aggregate.fusion.optimize import configurations, cross_validate
     from ..errors import DataError
-    from ..formats.trec import read_qrels
+    from ..formats.trec.qrels import read_qrels
     from ..signature import signature
     from ..aggregate.fusion.report import optimize_records
 

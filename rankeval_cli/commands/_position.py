@@ -1,23 +1,45 @@
-"""Options and the run loop shared by the rank-position commands (mrr, ndcg, err, rankdcg, report).
+"""Options and paths shared by the rank-position commands (mrr, ndcg, err, rankdcg, report): the
+position options as one object, and a measure command's two ways (TREC runs, or the mean over
+groups of :mod:`rankeval_cli.stats.group_means`).
 
 Imports only click at top level, like every command module, so ``--help`` stays fast.
 """
 
 from __future__ import annotations
 
-import io
+
+from dataclasses import dataclass, field
+from typing import Callable
 
 import click
 
-from ..messages import quiet
-from . import _common
+from .. import vocabulary
+from . import _ci, _common, _ir
+from ._groups import option_group
 
-TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
-MISSING_PRED = ("drop", "last", "error")
+
+@dataclass(frozen=True)
+class PositionOptions:
+    """--tie-policy, --relevance, --higher-better, --missing-pred, --per-group, --by."""
+
+    tie_policy: str | None = None  # None: the input's default (pessimistic; trec with TREC input)
+    relevance: str = "ranks"
+    higher_better: bool = False
+    missing_pred: str = "drop"
+    per_group: bool = False
+    by: tuple = ()
+
+    def positions(self):
+        """The :class:`~rankeval_cli.settings.Positions` of an MT stream (pessimistic unless given)."""
+        from ..settings import Positions
+
+        return Positions(self.tie_policy or vocabulary.DEFAULT_TIE_POLICY, self.relevance, self.higher_better,
+                         self.missing_pred)
 
 
 def position_options(per_group_columns: str):
-    """--tie-policy, --relevance, --higher-better, --missing-pred, --per-group (rows of these columns), --by."""
+    """--tie-policy, --relevance, --higher-better, --missing-pred, --per-group (rows of these columns),
+    --by: the command's ``position`` (:class:`PositionOptions`)."""
     def decorate(f):
         f = _common.by_option()(f)
         f = click.option(
@@ -25,32 +47,32 @@ def position_options(per_group_columns: str):
             help="One row per group; the summary to stderr\f"
                  f"Write one row per group ({per_group_columns}) as it is computed; the summary then "
                  "goes to stderr.")(f)
-        return _tie_and_relevance_options(f)
+        f = _tie_and_relevance_options(f)
+        return option_group(f, "position", ("tie_policy", "relevance", "higher_better", "missing_pred", "per_group",
+                                            "by"), PositionOptions)
+    return decorate
+
+
+def measure_options(per_group_columns: str):
+    """The options every rank-position command starts with: inputs, output (summaries, or trec_eval's
+    lines), parallel work, the position options (per-group rows of these columns), TREC input."""
+    def decorate(f):
+        f = _ir.ir_options(f)
+        f = position_options(per_group_columns)(f)
+        f = _common.jobs_options(f)
+        f = _common.output_options(formats=vocabulary.IR_SUMMARY_FORMATS)(f)
+        return _common.input_options(f)
     return decorate
 
 
 def _tie_and_relevance_options(f):
-    f = click.option(
-        "--missing-pred", type=click.Choice(MISSING_PRED), default="drop", show_default=True, metavar="RULE",
-        help="No prediction: drop, last or error [default: drop]\f"
-             "Items with a gold value but no prediction: drop them (as tau does), rank them last "
-             "(tied), or stop with an error. Counted either way.")(f)
-    f = _common.higher_better_option(
-        "Values are scores (higher = better), not ranks []\f"
-        "pred (and gold, unless --relevance grades) are scores, higher = better [default: ranks, "
-        "lower = better].")(f)
-    f = click.option(
-        "--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-        help="Gold: ranks or relevance grades [default: ranks]\f"
-             "ranks: gold holds ranks, relevance = n - rank + 1 over ceiling ranks (Avramidis 2013); "
-             "grades: gold holds graded relevance, higher = better (IR qrels).")(f)
-    return click.option(
-        "--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
-        help="Order of ties: pessimistic, optimistic, expected, trec [default: pessimistic; TREC: trec]\f"
-             "Order of items with tied predictions: pessimistic = worst gold first (for RR: the ceiling "
-             "rank, as RankEval 2013), optimistic = best first, expected = exact mean over random "
-             "orders of each tied block, trec = item id descending (trec_eval's docno order) "
-             "[default: trec with TREC input, else pessimistic].")(f)
+    missing, relevance, ties = vocabulary.MISSING_PRED_OPTION, vocabulary.RELEVANCE_OPTION, vocabulary.TIE_POLICY
+    f = click.option(missing.name, type=click.Choice(missing.values), default=missing.default, show_default=True,
+                     metavar="RULE", help=missing.help)(f)
+    f = _common.higher_better_option()(f)
+    f = click.option(relevance.name, type=click.Choice(relevance.values), default=relevance.default,
+                     show_default=True, help=relevance.help)(f)
+    return click.option(ties.name, type=click.Choice(ties.values), default=None, metavar="POLICY", help=ties.help)(f)
 
 
 #: click callback: a --rel-max value that ERR can use (n, scale:G or list-max), passed on as text.
@@ -61,46 +83,67 @@ def k_option(help_text: str):
     return click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K", help=help_text)
 
 
-def oriented(batches, higher_better: bool, relevance: str):
-    """Turn score columns into rank order (negated) when --higher-better is given."""
-    for batch in batches:
-        if higher_better:
-            gold = batch.gold if relevance == "grades" else -batch.gold
-            batch = batch.with_values(gold=gold, pred=-batch.pred)
-        yield batch
+@dataclass(frozen=True)
+class MeasureSettings:
+    """The option groups of a rank-position measure command."""
+
+    inputs: _common.Inputs
+    output: _common.Output
+    position: PositionOptions
+    ir: _ir.IROptions
+    resampling: _ci.ResamplingOptions
 
 
-def prepare_options(tie_policy, relevance, missing_pred) -> dict:
-    return dict(tie_policy=tie_policy, relevance=relevance, missing_pred=missing_pred)
+@dataclass(frozen=True)
+class MeasureCommand:
+    """What a measure command computes: the mean over groups of ``kernel`` (a batch kernel of
+    rankeval_cli.measures) with its ``options``, its signature's own ``signature`` fields; with TREC
+    input the IR measure ``ir_name`` under the IR settings ``ir_options`` (gain, rel_max)."""
+
+    name: str
+    kernel: Callable
+    ir_name: str
+    options: dict = field(default_factory=dict)
+    signature: dict = field(default_factory=dict)
+    ir_options: dict = field(default_factory=dict)
 
 
-def group_records(batch, prep, columns: dict) -> list[dict]:
-    """Per-group rows: group, items (ranked), skipped (rows without gold or dropped), values."""
-    n = prep.sizes
-    skipped = batch.sizes - n
-    names = list(columns)
-    values = [columns[c].tolist() for c in names]
-    return [dict(group=g, items=int(n[i]), skipped=int(skipped[i]), **{c: v[i] for c, v in zip(names, values)})
-            for i, g in enumerate(batch.group.tolist())]
+def run_measure(command: MeasureCommand, settings: MeasureSettings) -> None:
+    """A measure command: TREC runs (or a ``convert --from trec`` stream) evaluated as IR runs,
+    else the mean over the groups of the stream."""
+    route = _ir.route(settings.inputs, settings.ir, output_format=settings.output.format)
+    if not route.is_ir:
+        return run_mean(command, route.batches, settings)
+    _ir.no_by(settings.position.by)
+    ir_settings = _ir.ir_settings(settings.position, settings.ir, **command.ir_options)
+    _ir.run_ir(_ir.parse_measures([command.ir_name]), route.runs, ir_settings, settings.output,
+               settings.position.per_group, settings.resampling.resolved())
 
 
-def write_summary(out, records: list[dict], output_format: str, per_group: bool, rows_out=None) -> None:
-    """Summary records to the output, or to stderr after the per-group rows (``rows_out``, closed here;
-    the summary on stderr is a note: ``rankeval -q`` leaves it out)."""
-    if per_group:
-        if rows_out is not None:
-            rows_out.close()
-        out.flush()
-        if quiet():
-            return
-        text = io.StringIO()
-        note_format = "tsv" if output_format in ("parquet", "arrow") else output_format  # stderr is text
-        with _common.record_writer(text, note_format) as writer:
-            writer.write_many(records)
-        click.echo(text.getvalue(), err=True, nl=False)
-    else:
-        with _common.record_writer(out, output_format) as writer:
-            writer.write_many(records)
+def run_mean(command: MeasureCommand, batches, settings: MeasureSettings) -> None:
+    """Prepare, score and average every batch, stream the per-group rows, write the mean's summary
+    (per ``--by`` key, the key's columns first; with ``--ci`` its bootstrap interval)."""
+    from ..partition import partitioned
+    from ..signature import exclusion, signature
+    from ..stats.group_means import GroupMeans, GroupMeasure, oriented
+
+    option, positions = settings.position, settings.position.positions()
+    resampling, output = settings.resampling.resolved(), settings.output
+    measure = GroupMeasure(command.name, command.kernel, command.options)
+    means = GroupMeans(measure, positions, keep=resampling is not None)
+    with output.stream() as out:
+        rows_out = _common.record_writer(out, output.format) if option.per_group else None
+        for key, batch in partitioned(oriented(batches, option.higher_better, option.relevance), option.by):
+            rows = means.add(key, batch, rows=rows_out is not None)
+            if rows_out:
+                rows_out.write_many(rows)
+        if not option.by and not means.summaries:
+            means.empty()
+        sig = signature(command.name, **command.signature, **positions.signature(),
+                        exclude=exclusion(settings.inputs.exclude_systems),
+                        **(resampling.signature() if resampling else {}))
+        _common.write_summary(out, means.records(option.by, sig, resampling), output.format, option.per_group, rows_out)
+    warn_counts(means.blanks, means.missing_pred, positions.missing_pred)
 
 
 def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
@@ -109,77 +152,3 @@ def warn_counts(blanks: int, missing: int, missing_pred: str) -> None:
     if missing:
         what = "ranked them last" if missing_pred == "last" else "skipped them"
         _common.warn(f"{missing} {'item' if missing == 1 else 'items'} without a prediction: {what}")
-
-
-def run_mean_measure(name: str, kernel, *, files, input_format, exclude_systems, output, output_format,
-                     per_group, tie_policy, relevance, missing_pred, higher_better, settings: dict, by=(),
-                     ci=None, bootstrap=None, seed=None, batches=None, **kernel_options):
-    """Read, prepare, compute ``kernel`` per batch, stream per-group rows, write the mean summary.
-
-    With ``--by`` one summary per partition key, the key's columns first. With ``--ci``
-    (or ``--bootstrap``) every group's value is kept for a percentile bootstrap interval
-    of the mean (columns ci_low, ci_high after value).
-    """
-    from ..measures.ties import MeanSummary, Scores, prepare_batch
-    from ..partition import keyed, partitioned
-    from ..signature import signature
-    from . import _ci
-
-    tie_policy = tie_policy or "pessimistic"
-    resampling = _ci.resolve(ci, bootstrap, seed)
-    summaries: dict = {}  # key -> (MeanSummary, kept values or None)
-    options = prepare_options(tie_policy, relevance, missing_pred)
-    if batches is None:
-        batches = _common.read_inputs(files, input_format, exclude_systems)
-    batches = oriented(batches, higher_better, relevance)
-    with _common.output_stream(output) as out:
-        rows_out = _common.record_writer(out, output_format) if per_group else None
-        for key, batch in partitioned(batches, by):
-            summary, kept = summaries.get(key) or summaries.setdefault(
-                key, (MeanSummary(name), [] if resampling else None))
-            prep = prepare_batch(batch, **options)
-            values = kernel(prep, **kernel_options)
-            summary.add(Scores(batch, values, prep))
-            if kept is not None:
-                kept.append(values)
-            if rows_out:
-                rows_out.write_many(group_records(batch, prep, {name: values}))
-        if not by and not summaries:
-            summaries[()] = (MeanSummary(name), [] if resampling else None)
-        sig = signature(name, **settings, ties=tie_policy, relevance=relevance, scores=higher_better,
-                        missing_pred=missing_pred, exclude=_ci.exclusion(exclude_systems),
-                        **(resampling.signature() if resampling else {}))
-        records = []
-        for key, (summary, kept) in summaries.items():
-            record = summary.as_dict()
-            if resampling:
-                record = with_interval(record, "value", mean_interval(kept, resampling))
-            record["signature"] = sig
-            records.append(keyed(record, by, key))
-        write_summary(out, records, output_format, per_group, rows_out)
-    warn_counts(sum(s.blanks for s, _ in summaries.values()), sum(s.missing_pred for s, _ in summaries.values()),
-                missing_pred)
-
-
-def mean_interval(parts: list, resampling) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of the defined per-group values."""
-    import numpy as np
-
-    from ..pipeline import phase
-    from ..stats.resample import MeanStat, bootstrap_intervals
-
-    values = np.concatenate(parts) if parts else np.zeros(0)
-    with phase(f"bootstrap ({resampling.replicates} replicates)"):
-        (interval,) = bootstrap_intervals([MeanStat()], [values], resampling.level, resampling.replicates,
-                                          resampling.seed)
-    return interval
-
-
-def with_interval(record: dict, after: str, interval) -> dict:
-    """``record`` with ci_low, ci_high inserted after the column ``after``."""
-    out = {}
-    for key, value in record.items():
-        out[key] = value
-        if key == after:
-            out["ci_low"], out["ci_high"] = interval
-    return out

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common
+from dataclasses import replace
 
-MEASURES = ("rbo", "tau-b", "tau-ap", "overlap", "jaccard")
+from ..vocabulary import AGREEMENT_MEASURES as MEASURES
+from ..vocabulary import DEFAULT_LEVEL, RBO_TIES, SUMMARY_FORMATS
+from . import _ci, _common
 
 
 def _measures(ctx, param, values):
@@ -19,14 +21,14 @@ def _measures(ctx, param, values):
 
 @click.command(name="agree")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=False))
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @click.option("-m", "--measure", "measures", multiple=True, callback=_measures, metavar="MEASURE",
               shell_complete=_common.completion_of(MEASURES),
               help="rbo, tau-b, tau-ap, overlap, jaccard [default: all]\f"
                    "Measures, repeatable or comma-separated: rbo, tau-b, tau-ap, overlap, jaccard [default: all].")
 @click.option("--p", "p", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.9,
               show_default=True, metavar="P", help="RBO's persistence p")
-@click.option("--rbo-ties", type=click.Choice(("w", "a", "b")), default="a", show_default=True,
+@click.option("--rbo-ties", type=click.Choice(RBO_TIES), default="a", show_default=True,
               help="RBO's tie variant\f"
                    "RBO's tie variant (Corsi & Urbano 2024): w, ties are equal ranks; a, ties are unknown orders "
                    "(the expected RBO over random orders); b, a corrected for the information ties lose.")
@@ -42,8 +44,7 @@ def _measures(ctx, param, values):
               "baselines) instead of one record per pair.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, output, output_format, measures, p, rbo_ties, depth, k, per_group, matrix, ci, bootstrap,
-            seed):
+def command(files, output, measures, p, rbo_ties, depth, k, per_group, matrix, resampling):
     """Agreement between TREC runs, query by query, for every pair of runs:
     rank-biased overlap with ties, Kendall's tau-b, tau_AP, overlap@k and
     jaccard@k; means over queries with bootstrap intervals.
@@ -78,7 +79,8 @@ def command(files, output, output_format, measures, p, rbo_ties, depth, k, per_g
 
     if len(files) < 2:
         raise click.UsageError("give two or more run files")
-    resampling = _ci.resolve(0.95 if ci is None else ci, bootstrap, seed)
+    level = DEFAULT_LEVEL if resampling.ci is None else resampling.ci
+    resampling = replace(resampling, ci=level).resolved()
     settings = AgreementSettings(measures, p, rbo_ties, depth, k)
     runs, qids = read_runs(files)
     for i, x in enumerate(runs):
@@ -117,5 +119,5 @@ def command(files, output, output_format, measures, p, rbo_ties, depth, k, per_g
         records = [{"measure": name, "system": x.name,
                     **{y.name: cells.get((name, i, j)) for j, y in enumerate(runs)}}
                    for name in names for i, x in enumerate(runs)]
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(records)

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common
-from .aggregate import bootstrap_options, ranking_options, run_and_write
+from ..vocabulary import SUMMARY_FORMATS, VALUE_COLUMNS
+from . import _common
+from ._ranking import Aggregation, bootstrap_options, ranking_options, run_and_write
 
 
 @click.command(name="borda")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
-@click.option("--column", type=click.Choice(("gold", "pred", "both")), default="gold", show_default=True,
+@click.option("--column", type=click.Choice(VALUE_COLUMNS), default="gold", show_default=True,
               help="Count gold, pred or both\f" "Count the gold ranks, the predicted ranks, or both side by side.")
 @ranking_options
 @bootstrap_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, column, by, higher_better,
-            borda_missing, borda_points, ci, bootstrap, seed):
+def command(inputs, output, column, ranking, resampling):
     """Borda count: each list gives its item at position r of N points N - r.
 
     Tied items share the mean of the points of the positions they span (two items
@@ -33,6 +33,5 @@ def command(files, input_format, exclude_systems, output, output_format, column,
       rankeval borda votes.tsv
       rankeval borda --points n-r+1 --missing bottom --by lp judgments.tsv
     """
-    options = dict(borda_missing=borda_missing, borda_points=borda_points)
-    run_and_write(files, input_format, exclude_systems, output, output_format, "borda", column, by,
-                  higher_better, _ci.resolve(ci, bootstrap, seed), options, command="borda")
+    run_and_write(inputs, output, Aggregation("borda", column, ranking.by, ranking.higher_better, ranking.rules(),
+                                              command="borda"), resampling.resolved())

@@ -2,24 +2,114 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 
-from . import _ci, _common, _comparison, _ir
+from ..vocabulary import (COMPARED_MEASURES, DEFAULT_GAIN, DEFAULT_IR_TESTS, DEFAULT_LEVEL, DEFAULT_MT_TESTS,
+                          DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TAU_VARIANT, DEFAULT_TIE_POLICY, GAINS,
+                          IR_COMPARE_MEASURES, MISSING_PRED, POSITION_MEASURES, REL_MAX_VALUES, RELEVANCE,
+                          SUMMARY_FORMATS, TAU_AVERAGES, TIE_POLICIES)
+from . import _common, _comparison, _ir, _position
+from ._groups import option_group
 from .tau import variant_option
 
-MEASURES = ("tau", "mrr", "ndcg", "err", "rankdcg")
-TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
-MISSING_PRED = ("drop", "last", "error")
+MEASURES = COMPARED_MEASURES
 #: Options that belong to some measures only: option name -> measures.
-ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndcg", "err", "rankdcg"),
-            "missing_pred": ("mrr", "ndcg", "err", "rankdcg"), "k": ("mrr", "ndcg", "err"),
+ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": POSITION_MEASURES,
+            "missing_pred": POSITION_MEASURES, "k": ("mrr", "ndcg", "err"),
             "gain": ("ndcg",), "rel_max": ("err",)}
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How each system is scored: the measure's options as its own command takes them (None: not
+    given), and whether the values are scores."""
+
+    variant: str | None = None
+    average: str | None = None
+    tie_policy: str | None = None
+    relevance: str = "ranks"
+    higher_better: bool = False
+    missing_pred: str | None = None
+    k: int | None = None
+    gain: str | None = None
+    rel_max: str | None = None
+
+    def given(self) -> dict:
+        """The options that belong to some measures only (:data:`ONLY_FOR`), as given."""
+        return {name: getattr(self, name) for name in ONLY_FOR}
+
+
+@dataclass(frozen=True)
+class Draws:
+    """--ci LEVEL, --bootstrap N, --permutations R, --seed S of the paired tests."""
+
+    ci: float = DEFAULT_LEVEL
+    bootstrap: int = DEFAULT_REPLICATES
+    permutations: int = DEFAULT_REPLICATES
+    seed: int = DEFAULT_SEED
+
+
+def scoring_options(f):
+    """--tau-variant, --average, --tie-policy, --relevance, --higher-better, --missing-pred, --k, --gain,
+    --rel-max: the command's ``scoring`` (:class:`Scoring`)."""
+    f = click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
+                     shell_complete=_common.completion_of(REL_MAX_VALUES),
+                     help="err: denominator [default: n; grades: scale:4]\f"
+                          "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with "
+                          "grades].")(f)
+    f = click.option("--gain", type=click.Choice(GAINS), default=None, help="ndcg: gain [default: exp].")(f)
+    f = click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
+                     help="mrr, ndcg, err: cut-off [default: none]\f"
+                          "mrr/ndcg/err: cut-off [default: whole lists].")(f)
+    f = click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None, metavar="RULE",
+                     help="Items without a prediction [default: drop]\f"
+                          "mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")(f)
+    f = _common.higher_better_option(
+        "Values are scores (higher = better), not ranks []\f"
+        "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
+        "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")(f)
+    f = click.option("--relevance", type=click.Choice(RELEVANCE), default="ranks", show_default=True,
+                     help="Gold holds ranks or grades [default: ranks]\f"
+                          "Gold holds ranks (lower = better) or graded relevance (higher = better).")(f)
+    f = click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
+                     help="Order of tied predictions [default: pessimistic]\f"
+                          "mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC "
+                          "input].")(f)
+    f = click.option("--average", type=click.Choice(TAU_AVERAGES), default=None,
+                     help="tau: micro or macro [default: micro]\f"
+                          "tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
+                          "[default: micro].")(f)
+    f = variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
+                                               "tau: the tau variant, as 'rankeval tau --tau-variant' "
+                                               "[default: penalize].")(f)
+    return option_group(f, "scoring", ("variant", "average", "tie_policy", "relevance", "higher_better",
+                                       "missing_pred", "k", "gain", "rel_max"), Scoring)
+
+
+def draw_options(f):
+    """--ci, --bootstrap, --permutations, --seed: the command's ``draws`` (:class:`Draws`)."""
+    f = click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, metavar="S",
+                     help="Seed of all random draws [default: 12345]\f"
+                          "Seed of all random draws (recorded in the signature).")(f)
+    f = click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
+                     metavar="R", help="Randomization trials [default: 1000]\f"
+                                       "Approximate randomization trials (p_randomization).")(f)
+    f = click.option("--bootstrap", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True,
+                     metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
+                                       "Paired bootstrap replicates (intervals and p_bootstrap).")(f)
+    f = click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=DEFAULT_LEVEL,
+                     show_default=True, metavar="LEVEL",
+                     help="Level of the intervals [default: 0.95]\f"
+                          "Level of the bootstrap intervals of the scores and differences.")(f)
+    return option_group(f, "draws", ("ci", "bootstrap", "permutations", "seed"), Draws)
 
 
 @click.command(name="compare")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
-@click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
+@_common.output_options(formats=SUMMARY_FORMATS)
+@click.option("-m", "--measure", "measure", multiple=True, metavar="NAME", shell_complete=_ir.complete_measure,
               help="Measure [default: tau; TREC: map, P_10, ...]\f"
                    "The measure compared: tau, mrr, ndcg, err or rankdcg, its options below those of its own "
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
@@ -37,52 +127,14 @@ ONLY_FOR = {"variant": ("tau",), "average": ("tau",), "tie_policy": ("mrr", "ndc
                    "The items of each group are the systems (MT systems of a segment).")
 @click.option("--values", "value_column", default=None, metavar="COLUMN",
               help="--items-are-systems: the values [default: pred].")
-@variant_option(default=None, help_text="tau: the variant [default: penalize]\f"
-                                        "tau: the tau variant, as 'rankeval tau --tau-variant' [default: penalize].")
-@click.option("--average", type=click.Choice(("micro", "macro")), default=None,
-              help="tau: micro or macro [default: micro]\f"
-                   "tau: micro (pooled pair counts; the bootstrap resamples each group's counts) or macro "
-                   "[default: micro].")
-@click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default=None, metavar="POLICY",
-              help="Order of tied predictions [default: pessimistic]\f"
-                   "mrr/ndcg/err/rankdcg: order of tied predictions [default: pessimistic; trec with TREC input].")
-@click.option("--relevance", type=click.Choice(("ranks", "grades")), default="ranks", show_default=True,
-              help="Gold holds ranks or grades [default: ranks]\f"
-                   "Gold holds ranks (lower = better) or graded relevance (higher = better).")
-@_common.higher_better_option(
-    "Values are scores (higher = better), not ranks []\f"
-    "Gold and predictions are scores, higher = better (default: ranks, lower = better; with --relevance grades, "
-    "gold is grades). A prediction column's ':higher'/':lower' overrides its direction.")
-@click.option("--missing-pred", type=click.Choice(MISSING_PRED), default=None, metavar="RULE",
-              help="Items without a prediction [default: drop]\f"
-                   "mrr/ndcg/err/rankdcg: items without a prediction [default: drop].")
-@click.option("--k", "k", type=click.IntRange(min=1), default=None, metavar="K",
-              help="mrr, ndcg, err: cut-off [default: none]\f" "mrr/ndcg/err: cut-off [default: whole lists].")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default=None, help="ndcg: gain [default: exp].")
-@click.option("--rel-max", default=None, callback=_common.parsed_by("measures.err:parse_rel_max", keep_text=True), metavar="MAX",
-              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
-              help="err: denominator [default: n; grades: scale:4]\f"
-                   "err: denominator 2^rel_max, as 'rankeval err' [default: n with ranks, scale:4 with grades].")
+@scoring_options
 @_common.by_option("One comparison per value of this column\f"
                    "One comparison per value of this extra column (e.g. lp), rows keyed by its value; "
                    "repeatable. The value must be constant within a group.")
-@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
-              metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
-                                    "Level of the bootstrap intervals of the scores and differences.")
-@click.option("--bootstrap", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="N", help="Paired bootstrap replicates [default: 1000]\f"
-                                "Paired bootstrap replicates (intervals and p_bootstrap).")
-@click.option("--permutations", type=click.IntRange(min=1), default=_ci.DEFAULT_REPLICATES, show_default=True,
-              metavar="R", help="Randomization trials [default: 1000]\f"
-                                "Approximate randomization trials (p_randomization).")
-@click.option("--seed", type=click.IntRange(min=0), default=_ci.DEFAULT_SEED, show_default=True, metavar="S",
-              help="Seed of all random draws [default: 12345]\f"
-                   "Seed of all random draws (recorded in the signature).")
+@draw_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, measure, pred_columns, variant,
-            average, tie_policy, relevance, higher_better, missing_pred, k, gain, rel_max, by, ci, bootstrap,
-            permutations, seed, qrels, rel_level, depth, all_queries, correction, tests, baselines, all_pairs,
-            system_specs, items_are_systems, value_column):
+def command(inputs, output, measure, ir, comparison, pred_columns, items_are_systems, value_column, scoring, by,
+            draws):
     """Compare systems on the same groups (MT segments, IR queries with --qrels):
     values, differences, effect sizes, p-values.
 
@@ -106,52 +158,76 @@ def command(files, input_format, exclude_systems, output, output_format, measure
       rankeval convert --from wmt-scores chrF.seg.score.gz | rankeval compare \\
         --items-are-systems --values score --higher-better --by lp
     """
-    from ..stats.systems import Scorer
-
     names = [n for value in measure for n in value.split(",") if n.strip()]
     if value_column is not None and not items_are_systems:
         raise click.UsageError("--values applies to --items-are-systems")
     if items_are_systems:
-        stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
-                                        permutations=permutations, seed=seed, correction=correction)
-        _compare_items(files, input_format, exclude_systems, value_column or "pred", higher_better, by, stats,
-                       baselines, all_pairs, output, output_format, others=dict(
-                           measure=names, qrels=qrels, pred_columns=pred_columns, system=system_specs))
+        others = dict(measure=names, qrels=ir.qrels, pred_columns=pred_columns, system=comparison.system_specs)
+        given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
+        if given:
+            raise click.UsageError(f"{given[0]} does not apply to --items-are-systems (the items are the systems, "
+                                   "their pred values the values compared)")
+        _compare_items(inputs, output, value_column or "pred", scoring.higher_better, by,
+                       comparison, comparison.settings(DEFAULT_MT_TESTS, draws))
         return
-    is_ir, opened = _ir.route(files, qrels, names, input_format, exclude_systems, MEASURES) \
-        if pred_columns is None else (False, None)
-    if is_ir:
+    route = _ir.route(inputs, ir, names, MEASURES) if pred_columns is None else _ir.Route(batches=())
+    if route.is_ir:
         _ir.no_by(by)
-        stats = _comparison.settings_of(tests, _comparison.DEFAULT_IR_TESTS, level=ci, bootstrap=bootstrap,
-                                        permutations=permutations, seed=seed, correction=correction)
-        _ir.compare_runs(names, files=files if opened is None else _ir.stream_files(opened), qrels=qrels,
-                         output=output, output_format=output_format, tie_policy=tie_policy, rel_level=rel_level,
-                         depth=depth, all_queries=all_queries, gain=gain, rel_max=rel_max,
-                         higher_better=higher_better, input_format=input_format,
-                         exclude_systems=exclude_systems, stats=stats, baselines=baselines, all_pairs=all_pairs,
-                         system_specs=system_specs)
+        _compare_runs(names, route.runs, ir, scoring, output, comparison, comparison.settings(DEFAULT_IR_TESTS, draws))
         return
     if len(names) > 1 or (names and names[0] not in MEASURES):
         raise click.BadParameter(f"one of {', '.join(MEASURES)} (IR measures need TREC input: --qrels)",
                                  param_hint="'--measure'")
-    measure = names[0] if names else "tau"
-    given = dict(variant=variant, average=average, tie_policy=tie_policy, missing_pred=missing_pred, k=k,
-                 gain=gain, rel_max=rel_max)
+    _compare_predictions(names[0] if names else "tau", inputs, output, pred_columns, scoring, by,
+                         comparison, comparison.settings(DEFAULT_MT_TESTS, draws))
+
+
+def _compare_runs(names, runs, ir, scoring, output, comparison, stats) -> None:
+    """compare with TREC input: the runs (or systems of several runs) compared per measure by
+    :func:`rankeval_cli.stats.comparisons.compare`, written by :mod:`._comparison`."""
+    from ..ir.systems import system_matrix
+    from ..stats import comparisons
+
+    measures = _ir.parse_measures(names, IR_COMPARE_MEASURES)
+    summed = [m.name for m in measures if m.summed]
+    if summed:
+        raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "
+                                 "values from 'rankeval report --per-group'", param_hint="'-m'")
+    settings = _ir.ir_settings(scoring, ir, gain=scoring.gain, rel_max=scoring.rel_max)
+    systems, aliases = _ir.run_systems(runs, measures, settings, comparison.system_specs)
+    if len(systems) < 2:
+        raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
+    labels = [name for name, _ in systems]
+    pairs = comparison.pairs(labels, aliases)
+    records = []
+    for m in measures:
+        matrix = system_matrix(systems, m, settings)
+        outcome = comparisons.compare(matrix, pairs, stats)
+        signature = settings.signature(m, **comparison.signature_fields(stats, pairs, labels))
+        records.extend(_comparison.records(outcome, matrix, stats, m.name, signature))
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
+        writer.write_many(records)
+
+
+def _compare_predictions(measure, inputs, output, pred_columns, scoring, by, comparison, stats) -> None:
+    """Predictions of the same gold (files, or --pred-columns of one stream) scored by ``measure`` and
+    compared, per --by key."""
+    from ..partition import keyed
+    from ..signature import exclusion
+    from ..stats.systems import Scorer, systems_of_scorers
+
     for option, measures in ONLY_FOR.items():
-        if given[option] is not None and measure not in measures:
+        if scoring.given()[option] is not None and measure not in measures:
             flag = "--tau-variant" if option == "variant" else "--" + option.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --measure {' or '.join(measures)}, not {measure}")
-    specs = _comparison.parse_system_specs(system_specs)
+    files, specs = inputs.files, _comparison.parse_system_specs(comparison.system_specs)
     if pred_columns is not None and (len(files) > 1 or specs):
         raise click.UsageError("--pred-columns compares columns of one input; give at most one file and no --system")
     if pred_columns is None and len(files) + len(specs) < 2:
         raise click.UsageError("give two or more files to compare (the first is the baseline), "
                                "or one stream with --pred-columns COL1,COL2")
-
-    from ..partition import keyed
-
-    spec, settings = _measure_spec(measure, relevance, higher_better, given)
-    default_higher = higher_better
+    spec, settings = _measure_spec(measure, scoring)
+    default_higher = scoring.higher_better
     if pred_columns is None:
         paths = list(files) + [path for _, group in specs for path in group]
         groups, start = [(f, [i]) for i, f in enumerate(files)], len(files)
@@ -159,23 +235,24 @@ def command(files, input_format, exclude_systems, output, output_format, measure
             groups.append((name, list(range(start, start + len(group)))))
             start += len(group)
         directions = [default_higher] * len(paths)
-        parts = _score_files(paths, input_format, exclude_systems, spec, directions, by)
+        parts = _score_files(paths, inputs, spec, directions, by)
     else:
-        parts = _score_columns(files, input_format, exclude_systems, spec, pred_columns, default_higher, by)
+        parts = _score_columns(inputs, spec, pred_columns, default_higher, by)
         groups = [(s.column or s.name, [i]) for i, s in enumerate(pred_columns)]
         directions = [default_higher if s.higher_better is None else s.higher_better for s in pred_columns]
     names = [name for name, _ in groups]
     if not by and not parts:
         parts[()] = [Scorer(spec) for _ in directions]
-    stats = _comparison.settings_of(tests, _comparison.DEFAULT_MT_TESTS, level=ci, bootstrap=bootstrap,
-                                    permutations=permutations, seed=seed, correction=correction)
-    pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
-    settings = dict(settings, exclude=_ci.exclusion(exclude_systems))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    pairs = comparison.pairs(names)
+    settings = dict(settings, exclude=exclusion(inputs.exclude_systems))
+    fields = comparison.signature_fields(stats, pairs, names)
+    signatures = [_signature(spec.name, settings, directions[members[0]], fields) for _, members in groups]
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         for key, scorers in parts.items():
             results = [s.result() for s in scorers]
-            rows = _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines, all_pairs)
-            writer.write_many(keyed(row, by, key) for row in rows)
+            systems, undefined = systems_of_scorers(spec, scorers, results, groups, stats.level)
+            writer.write_many(keyed(row, by, key) for row in _records(systems, pairs, stats, spec.label,
+                                                                       signatures, undefined))
             _warn_counts(paths if pred_columns is None else names, results, spec.missing_pred,
                          dict(zip(by, key)))
             if results and min(r["groups"] for r in results) < 2 and stats.bootstrap:
@@ -183,27 +260,38 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                              "group is the group itself)")
 
 
-def _compare_items(files, input_format, exclude_systems, column, higher_better, by, stats, baselines, all_pairs,
-                   output, output_format, others):
-    """--items-are-systems: the items of every group compared on their values over the groups."""
-    from ..partition import keyed
-    from ..stats import comparisons
-    from ..stats.resample import MeanStat
+def _signature(name: str, settings: dict, higher_better: bool, fields: dict) -> str:
     from ..signature import signature
 
-    given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
-    if given:
-        raise click.UsageError(f"{given[0]} does not apply to --items-are-systems (the items are the systems, "
-                               "their pred values the values compared)")
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
-        for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems, column,
-                                                              by).items():
+    return signature(name, **settings, pred="higher" if higher_better else "lower", **fields)
+
+
+def _records(systems, pairs, stats, label: str, signatures: list, undefined: dict) -> list[dict]:
+    """One record per system and per compared pair (:func:`rankeval_cli.stats.comparisons.compare`)."""
+    from ..stats import comparisons
+
+    try:
+        outcome = comparisons.compare(systems, pairs, stats)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    return _comparison.records(outcome, systems, stats, label, signatures.__getitem__, undefined)
+
+
+def _compare_items(inputs, output, column: str, higher_better: bool, by, comparison, stats) -> None:
+    """--items-are-systems: the items of every group compared on their values over the groups."""
+    from ..partition import keyed
+    from ..signature import signature
+    from ..stats import comparisons
+    from ..stats.resample import MeanStat
+
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
+        for key, (names, matrix) in _comparison.item_matrices(inputs, column, by).items():
             values = [_mean(row) for row in matrix]
             systems = comparisons.Systems(names, MeanStat(), list(matrix), values, higher_better=higher_better)
-            pairs = _comparison.resolve_pairs(names, baselines, all_pairs)
+            pairs = comparison.pairs(names)
             outcome = comparisons.compare(systems, pairs, stats)
             sig = signature("items", values=column, higher_better=higher_better,
-                            **_comparison.signature_fields(stats, pairs, names, baselines, all_pairs))
+                            **comparison.signature_fields(stats, pairs, names))
             writer.write_many(keyed(row, by, key)
                               for row in _comparison.records(outcome, systems, stats, column, sig))
 
@@ -217,29 +305,29 @@ def _mean(values) -> float:
     return math.fsum(v.tolist()) / len(v) if len(v) else math.nan
 
 
-def _measure_spec(measure, relevance, scores, given):
+def _measure_spec(measure, scoring: Scoring):
     """The MeasureSpec and the signature settings of the measure (as its own command prints them)."""
     from ..measures.err import format_rel_max, parse_rel_max
     from ..stats.systems import MeasureSpec
 
+    relevance, scores = scoring.relevance, scoring.higher_better
     if measure == "tau":
-        spec = MeasureSpec("tau", variant=given["variant"] or "penalize", average=given["average"] or "micro",
+        spec = MeasureSpec("tau", variant=scoring.variant or DEFAULT_TAU_VARIANT, average=scoring.average or "micro",
                            relevance=relevance, scores=scores)
         settings = dict(ties=spec.variant, avg=spec.average, scores=scores)
         if relevance != "ranks":
             settings["relevance"] = relevance
         return spec, settings
-    k = given["k"]
     options, settings = {}, {}
-    if measure in ("mrr", "ndcg", "err"):
-        options["k"] = settings["k"] = k
+    if measure in ONLY_FOR["k"]:
+        options["k"] = settings["k"] = scoring.k
     if measure == "ndcg":
-        options["gain"] = settings["gain"] = given["gain"] or "exp"
+        options["gain"] = settings["gain"] = scoring.gain or DEFAULT_GAIN
     if measure == "err":
-        options["rel_max"] = parse_rel_max(given["rel_max"], relevance)
+        options["rel_max"] = parse_rel_max(scoring.rel_max, relevance)
         settings["rel_max"] = format_rel_max(*options["rel_max"])
-    spec = MeasureSpec(measure, tie_policy=given["tie_policy"] or "pessimistic", relevance=relevance,
-                       missing_pred=given["missing_pred"] or "drop", scores=scores, kernel_options=options)
+    spec = MeasureSpec(measure, tie_policy=scoring.tie_policy or DEFAULT_TIE_POLICY, relevance=relevance,
+                       missing_pred=scoring.missing_pred or "drop", scores=scores, kernel_options=options)
     settings.update(ties=spec.tie_policy, relevance=relevance, scores=scores, missing_pred=spec.missing_pred)
     return spec, settings
 
@@ -248,12 +336,12 @@ def _oriented(batch, spec, higher_better: bool, pred):
     return batch.with_values(gold=spec.orient_gold(batch.gold), pred=-pred if higher_better else pred)
 
 
-def _score_files(files, input_format, exclude_systems, spec, directions, by) -> dict:
+def _score_files(files, inputs, spec, directions, by) -> dict:
     """{--by key: one Scorer per file}, over files holding the same groups in the same order."""
     from ..partition import Partitioner, split_aligned
     from ..stats.systems import Scorer, aligned
 
-    streams = [_common.read_inputs([f], input_format, exclude_systems) for f in files]
+    streams = [_common.read_inputs([f], inputs.format, inputs.exclude_systems) for f in files]
     partitioner, parts = Partitioner(by), {}
     for batches in aligned(streams, list(files)):
         for key, subs in split_aligned(partitioner, batches):
@@ -263,13 +351,13 @@ def _score_files(files, input_format, exclude_systems, spec, directions, by) -> 
     return parts
 
 
-def _score_columns(files, input_format, exclude_systems, spec, systems, default_higher, by) -> dict:
+def _score_columns(inputs, spec, systems, default_higher, by) -> dict:
     """{--by key: one Scorer per prediction column} of one stream."""
     from ..partition import partitioned
     from ..stats.systems import Scorer, column_values, resolve_columns
 
     parts = {}
-    for key, batch in partitioned(_common.read_inputs(files, input_format, exclude_systems), by):
+    for key, batch in partitioned(inputs.read(), by):
         if batch.n_groups == 0:
             continue
         resolve_columns(systems, batch)
@@ -278,35 +366,6 @@ def _score_columns(files, input_format, exclude_systems, spec, systems, default_
             higher = default_higher if system.higher_better is None else system.higher_better
             scorer.add(_oriented(batch, spec, higher, column_values(batch, system.column)))
     return parts
-
-
-def _rows(spec, settings, scorers, results, groups, directions, stats, pairs, baselines=(), all_pairs=False):
-    """One record per system and per compared pair (:func:`rankeval_cli.stats.comparisons.compare`)."""
-    import numpy as np
-
-    from ..stats import comparisons
-    from ..stats.effect import runs_summary
-    from ..signature import signature
-
-    names = [name for name, _ in groups]
-    raws, values, counts, runs, undefined = [], [], [], [], {}
-    for i, (_, members) in enumerate(groups):
-        member_raws = [scorers[j].raw() for j in members]
-        raws.append(member_raws[0] if len(members) == 1 else np.mean(np.stack(member_raws), axis=0))
-        member_values = [results[j]["value"] for j in members]
-        values.append(member_values[0] if len(members) == 1 else float(np.mean(member_values)))
-        counts.append(results[members[0]]["groups"] - results[members[0]]["undefined"])  # the groups averaged
-        runs.append(runs_summary(member_values, stats.level) if len(members) > 1 else None)
-        undefined[i] = {"undefined": results[members[0]]["undefined"]}
-    systems = comparisons.Systems(names, spec.stat(), raws, values, groups=counts, runs=runs)
-    try:
-        outcome = comparisons.compare(systems, pairs, stats)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    fields = _comparison.signature_fields(stats, pairs, names, baselines, all_pairs)
-    signatures = [signature(spec.name, **settings, pred="higher" if directions[members[0]] else "lower", **fields)
-                  for _, members in groups]
-    return _comparison.records(outcome, systems, stats, spec.label, signatures.__getitem__, undefined)
 
 
 def _warn_counts(names, results, missing_rule: str, where: dict | None = None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-SHELLS = ("bash", "zsh", "fish")
+from ..vocabulary import SHELLS
 
 
 @click.command(name="completion")

@@ -6,16 +6,14 @@ import inspect
 
 import click
 
+from ..vocabulary import BINARY_FORMATS, CANONICAL_FORMATS, DIRECTIONS, READERS, STREAM_FORMATS
 from . import _common
-
-READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", "wmt-da", "wmt-da-scores", "appraise",
-                "mqm", "letor", "trec")
 
 
 @click.command(name="convert")
 @_common.input_options
-@_common.output_options(formats=(*_common.OUTPUT_FORMATS, "jcml"))
-@click.option("--from", "from_format", type=click.Choice(READER_NAMES), default="auto", show_default=True,
+@_common.output_options(formats=STREAM_FORMATS)
+@click.option("--from", "from_format", type=click.Choice(READERS), default="auto", show_default=True,
               metavar="FORMAT",
               help="Input format: auto, tsv, jsonl, jcml, wmt-rr, wmt-scores, darr, wmt-da, mqm, letor, trec\f"
                    "Input format; auto tells canonical TSV, JSON lines and JCML (XML) apart.")
@@ -61,7 +59,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
                    "Direction of the source's scores (jcml --pred-attr, --scores FILE, --from wmt-scores); pred "
                    "is written so that lower is better, higher-better scores negated [default: lower for a JCML "
                    "attribute (a predicted rank), higher for metric scores].")
-@click.option("--score-direction", type=click.Choice(("higher", "lower")), default=None, hidden=True)
+@click.option("--score-direction", type=click.Choice(DIRECTIONS), default=None, hidden=True)
 @click.option("--refset", default=None, metavar="NAME",
               help="--scores: the reference set to use\f"
                    "--scores: the reference set to use where the score file has several [default: the one "
@@ -82,7 +80,7 @@ READER_NAMES = ("auto", "tsv", "jsonl", "jcml", "wmt-rr", "wmt-scores", "darr", 
 @click.option("--all-queries", is_flag=True, default=None,
               help="trec: also write the qrels' queries the run lacks (judged rows only; trec_eval -c).")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, from_format, gold_attr, pred_attr,
+def command(inputs, output, from_format, gold_attr, pred_attr,
             keep_text, min_diff, lp, item_types, exclude_documents, documents, index, scores, higher_better, score_direction, refset, metric,
             strict, max_feature_index, qrels, depth, all_queries):
     """Convert ranking files to the canonical TSV or JSON lines (or JCML).
@@ -116,6 +114,7 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
     """
     from ..formats import reader, sniff, writer
 
+    files = inputs.files
     if from_format == "auto" and files and files[0] != "-":
         from_format = sniff(files[0])  # so that reader options (e.g. --pred-attr) apply to JCML files
     if higher_better is None and score_direction is not None:  # the spelling of earlier releases
@@ -126,16 +125,16 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
                                       documents=list(documents) or None, index=list(index) or None, depth=depth,
                                       all_queries=all_queries, max_feature_index=max_feature_index).items()
                if v is not None}
-    if from_format == "trec" and qrels is None and output_format in ("parquet", "arrow"):
+    if from_format == "trec" and qrels is None and output.format in BINARY_FORMATS:
         from ..formats.arrow_stream import write_runs
 
-        with _common.output_stream(output) as out:  # the runs themselves, not joined with judgments
-            write_runs(list(files) or ["-"], out, output_format)
+        with output.stream() as out:  # the runs themselves, not joined with judgments
+            write_runs(list(files) or ["-"], out, output.format)
         return
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")
-        from ..formats.trec import read_qrels
+        from ..formats.trec.qrels import read_qrels
 
         options.update(qrels=read_qrels(qrels), prefix_groups=len(files) > 1)
     if higher_better is not None and not scores:
@@ -150,20 +149,18 @@ def command(files, input_format, exclude_systems, output, output_format, from_fo
         for flag, value in (("--refset", refset), ("--metric", metric), ("--strict", strict or None)):
             if value is not None:
                 raise click.UsageError(f"{flag} goes with --scores")
-    if from_format not in ("auto", "tsv", "jsonl"):
+    if from_format not in ("auto", *CANONICAL_FORMATS):
         _check_options(reader(from_format), from_format, options)
     elif options:
         raise click.UsageError(f"--{next(iter(options)).replace('_', '-')} does not apply to --from {from_format}")
-    batches = _common.read_inputs(files, input_format, exclude_systems,
-                                  fmt=None if from_format == "auto" else from_format,
-                                  sniffable=_common.STREAM_FORMATS, **options)
+    batches = inputs.read(fmt=None if from_format == "auto" else from_format, sniffable=STREAM_FORMATS, **options)
     if scores:
         from ..formats.join import join_scores
 
         batches = join_scores(batches, scores, higher_better=higher_better is not False, strict=strict,
                               report=_common.warn, refset=refset, metric=metric)
-    with _common.output_stream(output) as out:
-        writer(output_format)(batches, out)
+    with output.stream() as out:
+        writer(output.format)(batches, out)
 
 
 def _check_options(read_fn, name: str, options: dict) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SUMMARY_FORMATS
 from . import _ci, _common
-from .aggregate import METHOD_NAMES, method_option, method_options, ranking_options
+from ._ranking import METHOD_NAMES, method_options, ranking_options
+from .aggregate import method_option
 
 
 @click.command(name="correlate")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
 @click.option("--aggregates", is_flag=True,
               help="FILES are aggregate tables\f"
@@ -22,8 +24,7 @@ from .aggregate import METHOD_NAMES, method_option, method_options, ranking_opti
 @method_options
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, aggregates, method, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, ci, bootstrap, seed):
+def command(inputs, output, aggregates, method, ranking, methods, resampling):
     """Correlate the gold-based and pred-based system rankings.
 
     From groups (default): the systems are aggregated twice with --method, once
@@ -62,21 +63,19 @@ def command(files, input_format, exclude_systems, output, output_format, aggrega
     from ..errors import DataError
     from ..signature import signature
 
-    options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
-                   approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
-    resampling = _ci.resolve(ci, bootstrap, seed)
-    counters: dict = {}
+    options = methods.keywords(ranking)
+    resampling = resampling.resolved()
+    files, by, counters = inputs.files, ranking.by, {}
     if aggregates:
         if resampling:
             raise click.UsageError("--ci resamples the groups: give the stream of groups, not --aggregates tables")
         pairs, segments = _from_tables(files, by), {}
         sig = signature("correlate", input="aggregates")
     else:
-        pairs, segments, counters = _from_groups(files, input_format, exclude_systems, method, by, higher_better,
-                                                 options, keep_groups=resampling is not None)
+        pairs, segments, counters = _from_groups(inputs, method, ranking, options, keep_groups=resampling is not None)
         sig = signature("correlate", **_settings(method, options),
                         **(resampling.signature() if resampling else {}))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         for key, (x_scores, y_scores) in pairs.items():
             head = dict(zip(by, key))
             items, x, y, unmatched = join_scores(x_scores, y_scores)
@@ -128,11 +127,11 @@ def _settings(method, options):
 PARTITION_COLUMNS = ("lp", "testset")
 
 
-def _from_groups(files, input_format, exclude_systems, method, by, higher_better, options, keep_groups=False,
-                 pooled=None):
-    """Gold and pred system scores per partition, the segment-level accumulators, and the
-    pair counters ({(key, column): PairCounter}, holding each group's counts with ``keep_groups``).
-    ``pooled``, a dict, receives the values of each :data:`PARTITION_COLUMNS` column not in ``by``."""
+def _from_groups(inputs, method, ranking, options, keep_groups=False, pooled=None):
+    """Gold and pred system scores per partition (``ranking``: --by and the direction), the
+    segment-level accumulators, and the pair counters ({(key, column): PairCounter}, holding each
+    group's counts with ``keep_groups``). ``pooled``, a dict, receives the values of each
+    :data:`PARTITION_COLUMNS` column not in ``by``."""
     from ..aggregate.correlate import SegmentSpearman
     from ..partition import Partitioner
 
@@ -141,6 +140,7 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
     from ..errors import DataError
     from ..aggregate.ranking_records import report_counts
 
+    by, higher_better = ranking.by, ranking.higher_better
     partitioner = Partitioner(by)
     segments: dict = {}
 
@@ -157,7 +157,7 @@ def _from_groups(files, input_format, exclude_systems, method, by, higher_better
                 seg.add(part)
             yield batch
 
-    batches = tee(_common.read_inputs(files, input_format, exclude_systems))
+    batches = tee(inputs.read())
     counters = count_stream(batches, ("gold", "pred"), by, {"gold": higher_better, "pred": higher_better},
                             keep_groups=keep_groups)
     try:

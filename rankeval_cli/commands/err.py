@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _ir, _position
+from ..vocabulary import REL_MAX_VALUES
+from . import _ci, _common, _position
 
 
 @click.command(name="err")
-@_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_common.jobs_options
-@_position.position_options("group, items, skipped, err")
-@_ir.ir_options
+@_position.measure_options("group, items, skipped, err")
 @_position.k_option("ERR@K: stop after K positions [default: the whole list].")
 @click.option("--rel-max", default=None, callback=_position.check_rel_max, metavar="MAX",
-              shell_complete=_common.completion_of(("n", "list-max", "scale:4", "scale:3", "scale:2")),
+              shell_complete=_common.completion_of(REL_MAX_VALUES),
               help="Denominator 2^rel_max [default: n; grades: scale:4]\f"
                    "Denominator of R = (2^rel - 1) / 2^rel_max: n = ranked items of the group (RankEval "
                    "2013; default with --relevance ranks), scale:G = top grade G of the scale (Chapelle "
@@ -23,8 +20,7 @@ from . import _ci, _common, _ir, _position
                    "group's highest relevance.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
-            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, k, rel_max, ci, bootstrap, seed):
+def command(inputs, output, position, ir, k, rel_max, resampling):
     """ERR@k of the predicted order, averaged over groups.
 
     ERR@k = sum over r <= k of (1/r) R_r prod_{i<r} (1 - R_i), with
@@ -46,17 +42,8 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.err import err_values, format_rel_max, parse_rel_max
 
-    parsed = parse_rel_max(rel_max, relevance)
-    batches = _ir.single_measure(
-        "ERR" if k is None else f"ERR@{k}", files=files, qrels=qrels, tie_policy=tie_policy,
-        rel_level=rel_level, depth=depth, all_queries=all_queries, scores=higher_better,
-        input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, by=by, rel_max=rel_max)
-    if batches is None:
-        return
-    _position.run_mean_measure(
-        "err", err_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
-        seed=seed, batches=batches, settings=dict(k=k, rel_max=format_rel_max(*parsed)), k=k, rel_max=parsed)
+    parsed = parse_rel_max(rel_max, position.relevance)
+    _position.run_measure(
+        _position.MeasureCommand("err", err_values, "ERR" if k is None else f"ERR@{k}", dict(k=k, rel_max=parsed),
+                                 dict(k=k, rel_max=format_rel_max(*parsed)), ir_options=dict(rel_max=rel_max)),
+        _position.MeasureSettings(inputs, output, position, ir, resampling))

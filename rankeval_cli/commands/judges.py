@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED, SUMMARY_FORMATS, TABLE_FORMATS
 from . import _common
 
 
@@ -83,19 +84,19 @@ def _measures(names):
                    "elsewhere (LLM labels filling pool holes); count the filled pairs per topic.")
 @click.option("--per-group", "per_group", is_flag=True,
               help="Also per-topic rows\f" "Also write the label statistics and unjudged shares of every topic.")
-@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95,
+@click.option("--ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=DEFAULT_LEVEL,
               show_default=True, metavar="LEVEL", help="Level of the intervals [default: 0.95]\f"
                                                        "Level of the percentile bootstrap intervals over topics.")
-@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True, metavar="N",
+@click.option("--bootstrap", type=click.IntRange(min=0), default=DEFAULT_REPLICATES, show_default=True, metavar="N",
               help="Bootstrap replicates over topics [default: 1000]\f"
                    "Bootstrap replicates over topics (intervals, tests between candidates); 0 = none.")
-@click.option("--seed", type=click.IntRange(min=0), default=12345, show_default=True, metavar="S",
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of the replicates [default: 12345]\f" "Seed of the bootstrap draws (in the signature).")
 @_common.jobs_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.handle_errors
 def command(runs, qrels, candidates, measures, rel_level, depth, alpha, top, k, fill, per_group, ci, bootstrap,
-            seed, output, output_format):
+            seed, output):
     """Measure candidate relevance labels (an LLM, a crowd) against
     reference qrels: label agreement, agreement of the system rankings the
     labels give, and which candidate is significantly better.
@@ -135,13 +136,13 @@ def command(runs, qrels, candidates, measures, rel_level, depth, alpha, top, k, 
     except ValueError as exc:  # the measures' own refusals
         raise DataError(str(exc)) from None
     records = study_records(outcome)
-    with _common.output_stream(output) as out:
-        if output_format in ("markdown", "latex"):
+    with output.stream() as out:
+        if output.format in TABLE_FORMATS:
             from ..judging.paper import write_paper
 
-            write_paper(out, records, output_format, _digits())
+            write_paper(out, records, output.format, _digits())
             return
-        with _common.record_writer(out, output_format) as writer:
+        with _common.record_writer(out, output.format) as writer:
             writer.write_many(records)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_SEED
 from . import _common, _learn
 
 
@@ -18,8 +19,7 @@ from . import _common, _learn
 @click.option("--models-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Also write each fold's model to DIR/fold<k>.json.")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, objective, features, relevance, l2,
-            loss, hidden, max_iter, seed, folds, models_dir):
+def command(inputs, output, model, folds, models_dir):
     """Cross-validate a ranker: every group scored once, by a model that never saw it.
 
     Groups are dealt into K folds by a seeded permutation (fold sizes differ by at
@@ -44,24 +44,23 @@ def command(files, input_format, exclude_systems, output, output_format, objecti
     from ..formats import writer
     from ..learn.cv import cross_validate, scored_batches
 
-    hp = _learn.hyperparameters(objective, l2, loss, hidden, max_iter, seed)
-    fold_seed = seed if seed is not None else 12345
-    table = _learn.load_table(files, input_format, exclude_systems, features, relevance, keep_batches=True,
-                              empty_ok=True)
+    hp = model.hyperparameters()
+    fold_seed = model.seed if model.seed is not None else DEFAULT_SEED
+    table = _learn.load_table(inputs, model, keep_batches=True, empty_ok=True)
     if table is None:  # an empty input is an empty result, as for every stream command
-        with _common.output_stream(output):
+        with output.stream():
             return
     from ..pipeline import phase
 
     with phase(f"training {folds} folds"):
-        scores, fold_of_row, models = cross_validate(table, objective, hp, relevance, folds, fold_seed,
+        scores, fold_of_row, models = cross_validate(table, model.objective, hp, model.relevance, folds, fold_seed,
                                                      report=_common.warn)
     if models_dir:
         os.makedirs(models_dir, exist_ok=True)
-        for k, model in enumerate(models, start=1):
-            model.training["fold"] = k
-            model.training["folds"] = {"k": folds, "seed": fold_seed}
+        for k, trained in enumerate(models, start=1):
+            trained.training["fold"] = k
+            trained.training["folds"] = {"k": folds, "seed": fold_seed}
             with _common.output_stream(os.path.join(models_dir, f"fold{k}.json")) as out:
-                out.write(model.to_json())
-    with _common.output_stream(output) as out:
-        writer(output_format)(scored_batches(table, scores, fold_of_row), out)
+                out.write(trained.to_json())
+    with output.stream() as out:
+        writer(output.format)(scored_batches(table, scores, fold_of_row), out)

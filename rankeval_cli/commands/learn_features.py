@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_INTRA_KINDS, INTRA_KINDS, MISSING_REF, SMOOTH_METHODS, STREAM_FORMATS, TOKENIZERS
 from . import _common
-
-#: The choices of rankeval_cli.learn.features (repeated here so that --help needs no numpy; a test checks).
-TOKENIZERS = ("13a", "intl", "zh", "char", "none")
-SMOOTH_METHODS = ("add-k", "exp", "floor", "none")
-MISSING_REF = ("error", "drop")
-INTRA_KINDS = ("rank", "best", "worst", "dmean")
-DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 
 
 @click.command(name="features")
 @_common.input_options
-@_common.output_options(formats=(*_common.OUTPUT_FORMATS, "jcml"))
+@_common.output_options(formats=STREAM_FORMATS)
 @click.option("--hyp-column", default="tgt.text", show_default=True, metavar="COLUMN",
               help="Column of each item's translation\f"
                    "Column holding each item's translation (any text column, item or group included).")
@@ -44,8 +38,8 @@ DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
                    "Intra-set features to append, repeatable: F.rank (1 = highest), F.best, F.worst (1 for the "
                    "group's highest / lowest value), F.dmean (minus the group mean) [default: rank, best, dmean].")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, hyp_column, ref_column, tokenize,
-            lowercase, smooth, missing_ref, bleu, intra_set, intra_kinds):
+def command(inputs, output, hyp_column, ref_column, tokenize, lowercase, smooth, missing_ref, bleu, intra_set,
+            intra_kinds):
     """Append sentence-BLEU statistics and intra-set features to each item.
 
     Counts come from sacreBLEU (Post 2018): n-gram matches bleu_m1..bleu_m4 and
@@ -71,13 +65,13 @@ def command(files, input_format, exclude_systems, output, output_format, hyp_col
 
     if not bleu and not intra_set:
         raise click.UsageError("--no-bleu leaves nothing to append without --intra-set")
-    batches = _common.read_inputs(files, input_format, exclude_systems)
+    batches = inputs.read()
     if bleu:
         batches = _with_bleu(batches, hyp_column, ref_column, tokenize, lowercase, smooth, missing_ref)
     if intra_set:
         batches = _with_intra_set(batches, intra_set, intra_kinds or DEFAULT_INTRA_KINDS)
-    with _common.output_stream(output) as out:
-        writer(output_format)(batches, out)
+    with output.stream() as out:
+        writer(output.format)(batches, out)
 
 
 def _with_intra_set(batches, specs, kinds):

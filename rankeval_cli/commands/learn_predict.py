@@ -13,7 +13,7 @@ from . import _common, _learn
 @click.option("--model", "model_path", type=click.Path(dir_okay=False), required=True, metavar="FILE",
               help="A model written by 'rankeval learn train'.")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, model_path):
+def command(inputs, output, model_path):
     """Score every item with a model: pred = -score, the score in a column.
 
     The model's score is higher = better. The stream convention is lower =
@@ -35,6 +35,6 @@ def command(files, input_format, exclude_systems, output, output_format, model_p
     from ..learn.model import load_model, predict_batches
 
     model = load_model(model_path)
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    with _common.output_stream(output) as out:
-        writer(output_format)(predict_batches(model, batches), out)
+    batches = inputs.read()
+    with output.stream() as out:
+        writer(output.format)(predict_batches(model, batches), out)

@@ -13,8 +13,7 @@ from . import _common, _learn
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write the model here instead of stdout; written to a temporary file and renamed.")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, objective, features, relevance, l2, loss, hidden, max_iter,
-            seed, output):
+def command(inputs, model, output):
     """Train a ranker on the feature columns of a stream; write the model as JSON.
 
     The whole training stream is read into memory as a float matrix (8 bytes per
@@ -40,11 +39,11 @@ def command(files, input_format, exclude_systems, objective, features, relevance
     _learn.limit_blas_threads()
     from ..learn.model import train_model
 
-    hp = _learn.hyperparameters(objective, l2, loss, hidden, max_iter, seed)
-    table = _learn.load_table(files, input_format, exclude_systems, features, relevance)
+    hp = model.hyperparameters()
+    table = _learn.load_table(inputs, model)
     from ..pipeline import phase
 
     with phase("training"):
-        model = train_model(table, objective, hp, relevance, report=_common.warn)
+        trained = train_model(table, model.objective, hp, model.relevance, report=_common.warn)
     with _common.output_stream(output) as out:
-        out.write(model.to_json())
+        out.write(trained.to_json())

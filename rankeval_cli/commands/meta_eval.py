@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import (DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED, GROUPINGS, PERMUTATION_STREAMS, SPA_SUMS,
+                          SUMMARY_FORMATS, TASK_WEIGHTS)
 from . import _common
 from .tau import variant_option
-
-GROUPINGS = ("none", "item", "system")
-MEASURE_NAMES = ("sys-pa", "spa", "sys-pearson", "sys-spearman", "sys-kendall", "seg-acc-eq", "seg-pearson",
-                 "seg-spearman", "seg-kendall", "seg-pdp")
 
 
 def _complete_measure(ctx, param, incomplete):
     from click.shell_completion import CompletionItem
 
+    from ..stats.metrics_table import MEASURES
+
     base, at, _ = incomplete.partition("@")
     if at:
         return [CompletionItem(f"{base}@{g}") for g in GROUPINGS if f"{base}@{g}".startswith(incomplete)]
-    return [CompletionItem(n) for n in MEASURE_NAMES if n.startswith(incomplete)]
+    levels = ("pa", "spa", "sys", "seg")  # as the help lists them: system level first
+    names = sorted(MEASURES, key=lambda name: levels.index(MEASURES[name][0]))
+    return [CompletionItem(n) for n in names if n.startswith(incomplete)]
 
 
 @click.command(name="meta-eval")
@@ -73,13 +75,13 @@ def _complete_measure(ctx, param, incomplete):
               help="seg-acc-eq: tie threshold [default: calibrated]\f"
                    "seg-acc-eq: count metric differences <= E as ties [default: E calibrated per metric to "
                    "maximize acc-eq, Deutsch et al. 2023].")
-@click.option("--task-weights", type=click.Choice(("uniform", "wmt23", "wmt25")), default="uniform",
+@click.option("--task-weights", type=click.Choice(TASK_WEIGHTS), default="uniform",
               show_default=True,
               help="Weights of the tasks in the average\f"
                    "The average: every task weighs 1 (WMT24); wmt23: pairwise accuracy pooled over the language "
                    "pairs weighs as many as there are language pairs, each other task 1; wmt25: the WMT24-25 "
                    "task set only (spa, seg-acc-eq@item: the default --statistic).")
-@click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
+@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\f" "Trials of each permutation test (SPA's p-values always use "
                    "mt-metrics-eval's 1000 sign vectors).")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
@@ -90,7 +92,7 @@ def _complete_measure(ctx, param, incomplete):
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
-@click.option("--permutation-stream", "stream", type=click.Choice(("per-pair", "mtme")), default="per-pair",
+@click.option("--permutation-stream", "stream", type=click.Choice(PERMUTATION_STREAMS), default="per-pair",
               show_default=True,
               help="Random stream of the permutation tests\f"
                    "Where the permutation trials draw from. per-pair: each pair of metrics on each task its own "
@@ -98,13 +100,13 @@ def _complete_measure(ctx, param, incomplete):
                    "(--jobs, --scheduler) with the same output, and adding or removing a metric leaves the other "
                    "pairs' p-values as they were. mtme: one stream consumed pair after pair, task after task, as "
                    "mt-metrics-eval after np.random.seed(S): its p-values bit for bit, run serially.")
-@click.option("--spa-sums", type=click.Choice(("exact", "float32")), default="exact", show_default=True,
+@click.option("--spa-sums", type=click.Choice(SPA_SUMS), default="exact", show_default=True,
               help="SPA's sign-flip sums\f"
                    "How soft pairwise accuracy's permutation sums are computed. exact: every trial decided "
                    "exactly (ties included), so SPA is the same on every machine. float32: mt-metrics-eval's "
                    "float32 matrix product, for matching the digits it prints on the same machine; its rounding "
                    "depends on the CPU's BLAS kernel, so a value near a tie can differ between machines.")
-@click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
 @click.option("--system-scores", "system_scores", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write the system scores (plot scatter)\f"
@@ -112,11 +114,11 @@ def _complete_measure(ctx, param, incomplete):
                    "sys_scores; TSV, JSON lines for a .jsonl name), the scores the system-level statistics were "
                    "computed on: rankeval plot scatter draws them with the table's correlations.")
 @_common.jobs_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.handle_errors
 def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems,
             measures, average_by, variant, epsilon, task_weights, permutations, ci, bootstrap, stream, spa_sums,
-            seed, system_scores, output, output_format):
+            seed, system_scores, output):
     """The WMT22-25 metrics table: each MT metric's meta-evaluation statistics
     against human scores, with intervals and significance clusters.
 
@@ -170,16 +172,17 @@ def command(score_files, humans, indexes, mtme_dir, human_name, lps, refset, inc
     if human_name and not mtme_dir:
         raise click.UsageError("--human-name goes with --mtme")
     if bootstrap is not None and ci is None:
-        ci = 0.95
-    replicates = (bootstrap or 1000) if ci is not None else None
-    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems)
+        ci = DEFAULT_LEVEL
+    replicates = (bootstrap or DEFAULT_REPLICATES) if ci is not None else None
+    selection = dict(lps=lps, refset=refset, include_human=include_human, exclude=exclude_systems)
+    tables = _tables(score_files, humans, indexes, mtme_dir, human_name, selection)
     options = Options(permutations=permutations, seed=seed, epsilon=epsilon, variant=variant, weights=task_weights,
                       stream=stream, spa_sums=spa_sums)
     sig = _signature(chosen, options, include_human, exclude_systems, refset, ci, replicates)
     records = _records(tables, chosen, options, sig, ci, replicates)
     if system_scores:
         _write_system_scores(system_scores, tables)
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(records)
 
 
@@ -203,14 +206,13 @@ def _check_wmt25(measures, epsilon) -> None:
         raise click.UsageError("--task-weights wmt25 calibrates the tie threshold of seg-acc-eq: drop --epsilon")
 
 
-def _tables(files, humans, indexes, mtme_dir, human_name, lps, refset, include_human, exclude_systems):
+def _tables(files, humans, indexes, mtme_dir, human_name, selection: dict):
+    """The per-language-pair tables; ``selection``: lps, refset, include_human, exclude (the systems)."""
     from ..formats import metaeval_input
 
     if mtme_dir:
-        return metaeval_input.tables_from_mtme(mtme_dir, human_name, lps, refset, include_human, exclude_systems,
-                                               report=_common.warn)
-    return metaeval_input.tables_from_files(humans, files, indexes, lps, refset, include_human, exclude_systems,
-                                            report=_common.warn)
+        return metaeval_input.tables_from_mtme(mtme_dir, human_name, **selection, report=_common.warn)
+    return metaeval_input.tables_from_files(humans, files, indexes, **selection, report=_common.warn)
 
 
 def _signature(measures, options, include_human, exclude_systems, refset, ci, replicates) -> str:
@@ -237,7 +239,7 @@ def _records(tables, measures, options, sig, ci, replicates):
     from ..pipeline import phase
 
     with phase("meta-evaluation (statistics, permutation tests" + (", bootstrap)" if ci is not None else ")")):
-        table = run_table(tables, measures, options, ci=ci, replicates=replicates or 1000)
+        table = run_table(tables, measures, options, ci=ci, replicates=replicates or DEFAULT_REPLICATES)
     from ..stats.table_notes import left_out, segment_means
 
     for note in [*segment_means(tables, measures), *left_out(table, tables)]:

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _ir, _position
+from . import _ci, _common, _position
 
 
 @click.command(name="mrr")
-@_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_common.jobs_options
-@_position.position_options("group, items, skipped, mrr")
-@_ir.ir_options
+@_position.measure_options("group, items, skipped, mrr")
 @_position.k_option("RR@K: a first relevant item below position K scores 0 [default: no cut-off].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
-            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, k, ci, bootstrap, seed):
+def command(inputs, output, position, ir, k, resampling):
     """Mean reciprocal rank of the best gold item.
 
     Per group, among the items with the best gold rank (with --relevance grades:
@@ -41,15 +36,6 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.rr import rr_values
 
-    batches = _ir.single_measure(
-        "RR" if k is None else f"RR@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
-        all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, by=by)
-    if batches is None:
-        return
-    _position.run_mean_measure(
-        "mrr", rr_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
-        seed=seed, batches=batches, settings=dict(k=k), k=k)
+    _position.run_measure(
+        _position.MeasureCommand("mrr", rr_values, "RR" if k is None else f"RR@{k}", dict(k=k), dict(k=k)),
+        _position.MeasureSettings(inputs, output, position, ir, resampling))

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _ir, _position
+from ..vocabulary import DEFAULT_GAIN, GAINS
+from . import _ci, _common, _position
 
 
 @click.command(name="ndcg")
-@_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_common.jobs_options
-@_position.position_options("group, items, skipped, ndcg")
-@_ir.ir_options
+@_position.measure_options("group, items, skipped, ndcg")
 @_position.k_option("NDCG@K: count the first K positions [default: the whole list].")
-@click.option("--gain", type=click.Choice(("exp", "linear")), default=None,
+@click.option("--gain", type=click.Choice(GAINS), default=None,
               help="Gain: exp (2^rel - 1) or linear [default: exp; TREC: linear]\f"
                    "exp: 2^rel - 1 (Avramidis 2013 eq. 7, Burges); linear: rel (trec_eval, sklearn, ranx) "
                    "[default: exp; linear with TREC input].")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
-            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, k, gain, ci, bootstrap, seed):
+def command(inputs, output, position, ir, k, gain, resampling):
     """NDCG@k of the predicted order, averaged over groups.
 
     DCG@k = sum over predicted positions i <= k of gain(rel_i) / log2(i + 1);
@@ -46,17 +42,8 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.dcg import ndcg_values
 
-    batches = _ir.single_measure(
-        "nDCG" if k is None else f"nDCG@{k}", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
-        all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, by=by, gain=gain)
-    if batches is None:
-        return
-    gain = gain or "exp"
-    _position.run_mean_measure(
-        "ndcg", ndcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
-        seed=seed, batches=batches, settings=dict(k=k, gain=gain),
-        k=k, gain=gain)
+    options = dict(k=k, gain=gain or DEFAULT_GAIN)
+    _position.run_measure(
+        _position.MeasureCommand("ndcg", ndcg_values, "nDCG" if k is None else f"nDCG@{k}", options, options,
+                                 ir_options=dict(gain=gain)),
+        _position.MeasureSettings(inputs, output, position, ir, resampling))

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import TIED_RANKS, VALUE_COLUMNS
 from . import _common
-
-TIE_MODES = ("minimize", "floor", "ceiling", "middle")
 
 
 @click.command(name="normalize")
 @_common.input_options
 @_common.output_options()
-@click.option("--tied-ranks", "ties", cls=_common.AliasOption, aliases=("--ties",), type=click.Choice(TIE_MODES),
+@click.option("--tied-ranks", "ties", cls=_common.AliasOption, aliases=("--ties",), type=click.Choice(TIED_RANKS),
               default="ceiling", show_default=True,
               help="The rank tied values get: minimize=[1,2,2,3], floor=[1,2,2,4], ceiling=[1,3,3,4], "
                    "middle=[1,2.5,2.5,4] (Avramidis 2013 §3.6; docs/definitions.md#normalization).")
-@click.option("--column", type=click.Choice(("gold", "pred", "both")), default="both", show_default=True,
+@click.option("--column", type=click.Choice(VALUE_COLUMNS), default="both", show_default=True,
               help="Which values to normalize.")
 @_common.higher_better_option("The values are scores (higher = better): rank 1 goes to the highest.",
                               aliases=())
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, ties, column, higher_better):
+def command(inputs, output, ties, column, higher_better):
     """Rewrite values as ranks 1..n within each group.
 
     Every row, column and the order of rows are kept; missing values stay
@@ -34,13 +33,12 @@ def command(files, input_format, exclude_systems, output, output_format, ties, c
     from ..formats import writer
     from ..ranks import normalize_ranks
 
-    columns = ("gold", "pred") if column == "both" else (column,)
+    columns = VALUE_COLUMNS[:2] if column == "both" else (column,)
 
     def normalized(batches):
         for batch in batches:
             new = {c: normalize_ranks(getattr(batch, c), batch.offsets, ties, higher_better) for c in columns}
             yield batch.with_values(**new)
 
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    with _common.output_stream(output) as out:
-        writer(output_format)(normalized(batches), out)
+    with output.stream() as out:
+        writer(output.format)(normalized(inputs.read()), out)

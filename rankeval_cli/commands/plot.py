@@ -6,16 +6,14 @@ import sys
 
 import click
 
+from ..vocabulary import DEFAULT_METHOD, FIGURE_FORMATS, PLOT_KINDS, PLOT_STYLES
 from . import _common
-from .aggregate import METHOD_NAMES, method_options, ranking_options
-
-KINDS = ("ranking", "scatter", "distribution", "bars", "significance", "confusion")
-SUFFIXES = ("png", "svg", "pdf")
+from ._ranking import METHOD_NAMES, method_options, ranking_options
 
 
 def _figure_path(ctx, param, value):
     suffix = value.rsplit(".", 1)[-1].lower() if "." in value else ""
-    if suffix not in SUFFIXES:
+    if suffix not in FIGURE_FORMATS:
         raise click.BadParameter(f"{value!r}: the file name must end in .png, .svg or .pdf")
     return value
 
@@ -25,7 +23,7 @@ def _split_commas(ctx, param, value):
 
 
 @click.command(name="plot")
-@click.argument("kind", type=click.Choice(KINDS), metavar="KIND")
+@click.argument("kind", type=click.Choice(PLOT_KINDS), metavar="KIND")
 @_common.input_options
 @click.option("-o", "--output", required=True, metavar="FIGURE", type=click.Path(dir_okay=False),
               callback=_figure_path,
@@ -34,7 +32,7 @@ def _split_commas(ctx, param, value):
 @click.option("--aggregates", is_flag=True,
               help="scatter: FILES are aggregate tables\f" "scatter: FILES are aggregate tables, two with a value column each (x = human first, "
                    "y = metric second) or one with gold_value and pred_value (--column both).")
-@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical_pairwise"), default="expected-wins",
+@click.option("--method", callback=_common.parsed_by("aggregate.registry:canonical_pairwise"), default=DEFAULT_METHOD,
               show_default=True, metavar="NAME", shell_complete=_common.completion_of(METHOD_NAMES),
               help="scatter: aggregation method [default: expected-wins]\f" "scatter from a stream: how the gold and pred system scores are aggregated: "
                    + ", ".join(METHOD_NAMES) + " (docs/definitions.md#aggregation).")
@@ -52,7 +50,7 @@ def _split_commas(ctx, param, value):
               help="bars, significance: language pairs\f"
                    "bars, significance: the language pairs to draw, one panel each (repeatable, or a comma list) [default: "
                    "every one the statistic has a value for; lp all for the average].")
-@click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
+@click.option("--style", type=click.Choice(PLOT_STYLES), default="box", show_default=True,
               help="distribution: box or violin [default: box]\f" "distribution: box plots (quartiles, whiskers at 1.5 IQR, mean as a triangle) or violins.")
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
               help="Series names, or the x and y axis titles\f" "distribution: the name of each series in order (default: file name or column); "
@@ -70,9 +68,8 @@ def _split_commas(ctx, param, value):
               help="PNG resolution [default: 150]\f" "Resolution of a PNG (dots per inch).")
 @click.pass_context
 @_common.handle_errors
-def command(ctx, kind, files, input_format, exclude_systems, output, aggregates, method, by, higher_better,
-            borda_missing, borda_points, fv_denominator, approximate, bt_alpha, bt_ties, measures, metrics, lps,
-            style, labels, title, rename, keep_ids, dpi):
+def command(ctx, kind, inputs, output, aggregates, method, ranking, methods, measures, metrics, lps, style, labels,
+            title, rename, keep_ids, dpi):
     """Draw a figure for a paper: system rankings (KIND ranking), metric vs
     human system scores (scatter), a per-group measure (distribution), a
     meta-eval table as ranked bars (bars) or pairwise p-values (significance).
@@ -139,7 +136,7 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
     apart and kept inside the axes (adjustText, installed with the plot extra).
     """
     _check_applies(ctx, kind)
-    files = list(files) or ["-"]  # no file: the table or stream on stdin
+    files = list(inputs.files) or ["-"]  # no file: the table or stream on stdin
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -156,26 +153,24 @@ def command(ctx, kind, files, input_format, exclude_systems, output, aggregates,
             records = figures.read(files[0])
             fig = (figures.confusion_figure if kind == "confusion" else figures.scatter_figure)(records, title)
         elif kind == "ranking":
-            rankings = _rankings(files, by)
-            for ranking in rankings:
-                ranking.items = display_names(ranking.items, renames, keep_ids)
-            fig = draw.ranking_figure(rankings, by, title)
+            rankings = _rankings(files, ranking.by)
+            for table in rankings:
+                table.items = display_names(table.items, renames, keep_ids)
+            fig = draw.ranking_figure(rankings, ranking.by, title)
         elif kind == "scatter" and _system_scores(files):
             fig = _metaeval_scatter(ctx, files, metrics, labels, renames, keep_ids, title)
         elif kind == "scatter":
-            options = dict(borda_missing=borda_missing, borda_points=borda_points, fv_denominator=fv_denominator,
-                           approximate=approximate, bt_alpha=bt_alpha, bt_ties=bt_ties)
-            panels, xlabel, ylabel = _scatter(files, input_format, exclude_systems, aggregates, method, by,
-                                              higher_better, options, labels)
+            panels, xlabel, ylabel = _scatter(files, inputs, aggregates, method, ranking, methods.keywords(ranking),
+                                              labels)
             for panel in panels:
                 panel.items = display_names(panel.items, renames, keep_ids)
-            fig = draw.scatter_figure(panels, by, xlabel, ylabel, title)
+            fig = draw.scatter_figure(panels, ranking.by, xlabel, ylabel, title)
         elif kind == "bars":
             fig = _bars(files, measures, lps, title)
         elif kind == "significance":
             fig = _significance(files, measures, lps, title)
         else:
-            series = _series(files, measures, labels, _split_commas(None, None, by) or None)
+            series = _series(files, measures, labels, _split_commas(None, None, ranking.by) or None)
             columns = {s.column for s in series}
             ylabel = columns.pop() if len(columns) == 1 else "value"
             fig = draw.distribution_figure(series, style, ylabel, title)
@@ -279,7 +274,7 @@ def _rankings(files, by):
     return rankings
 
 
-def _scatter(files, input_format, exclude_systems, aggregates, method, by, higher_better, options, labels):
+def _scatter(files, inputs, aggregates, method, ranking, options, labels):
     from ..figures.data import scatter_panels
 
     from .correlate import _from_groups, _from_tables
@@ -287,12 +282,11 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
     if len(labels) > 2:
         raise click.UsageError("plot scatter takes at most two --label values (x, then y)")
     if aggregates:
-        pairs = _from_tables(files, by)
+        pairs = _from_tables(files, ranking.by)
         names = [f.rsplit("/", 1)[-1] for f in files] if len(files) == 2 else ["gold score", "pred score"]
     else:
         pooled: dict = {}
-        pairs = _from_groups(files, input_format, exclude_systems, method, by, higher_better, options,
-                             pooled=pooled)[0]
+        pairs = _from_groups(inputs, method, ranking, options, pooled=pooled)[0]
         names = [f"human: gold, {method}", f"metric: pred, {method}"]
         for column, values in pooled.items():
             if len(values) > 1:
@@ -303,7 +297,7 @@ def _scatter(files, input_format, exclude_systems, aggregates, method, by, highe
     if not panels:
         _common.warn("no system scored on both sides; the figure is empty")
     for panel in panels:
-        where = ", ".join(f"{b}={k}" for b, k in zip(by, panel.key))
+        where = ", ".join(f"{b}={k}" for b, k in zip(ranking.by, panel.key))
         if not panel.items:
             _common.warn(f"{where + ': ' if where else ''}no system scored on both sides; the panel is empty")
         if panel.unmatched:

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import IR_COMPARE_MEASURES, POWER_DESIGNS, POWER_VARIANCES, SUMMARY_FORMATS
 from . import _common, _ir
 
 
 def _designs(ctx, param, value):
-    from ..stats.power import DESIGNS
-
     designs = tuple(dict.fromkeys(v.strip() for text in value for v in text.split(",") if v.strip()))
-    bad = [d for d in designs if d not in DESIGNS]
+    bad = [d for d in designs if d not in POWER_DESIGNS]
     if bad:
-        raise click.BadParameter(f"unknown design {bad[0]!r}; expected {', '.join(DESIGNS)}")
+        raise click.BadParameter(f"unknown design {bad[0]!r}; expected {', '.join(POWER_DESIGNS)}")
     return designs or ("t",)
 
 
 def _variance(ctx, param, value):
-    from ..stats.power import VARIANCES
-
-    if value in VARIANCES:
+    if value in POWER_VARIANCES:
         return value
     try:
         number = float(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r}: expected {', '.join(VARIANCES)} or a positive number") from None
+        raise click.BadParameter(f"{value!r}: expected {', '.join(POWER_VARIANCES)} or a positive number") from None
     if not (number > 0 and number != float("inf")):
         raise click.BadParameter(f"{value!r}: a variance is a positive finite number")
     return number
@@ -33,7 +30,7 @@ def _variance(ctx, param, value):
 
 @click.command(name="power")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_ir.measure_option("TREC input: IR measures [default: map, ndcg_cut_10, P_10, recip_rank].")
 @click.option("--qrels", default=None, metavar="FILE", type=click.Path(dir_okay=False),
               help="TREC qrels: the FILES are runs.")
@@ -43,7 +40,7 @@ def _variance(ctx, param, value):
               help="--items-are-systems: the values [default: pred].")
 @_common.by_option("--items-are-systems: one estimate per value of this column.")
 @click.option("--design", "designs", multiple=True, callback=_designs, metavar="t|anova|ci",
-              shell_complete=_common.completion_of(("t", "anova", "ci")),
+              shell_complete=_common.completion_of(POWER_DESIGNS),
               help="Paired t-test, one-way ANOVA, CI width [default: t].")
 @click.option("--difference", type=_common.FiniteFloat(0, min_open=True), default=None, metavar="D",
               help="Difference to detect (anova: range; ci: width).")
@@ -52,7 +49,7 @@ def _variance(ctx, param, value):
 @click.option("--power", "target", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.8,
               show_default=True, help="Power to reach (1 - beta).")
 @click.option("--variance", default="within", show_default=True, callback=_variance,
-              shell_complete=_common.completion_of(("within", "residual", "paired")),
+              shell_complete=_common.completion_of(POWER_VARIANCES),
               metavar="within|residual|paired|V", help="Estimate from the data, or a given σ².")
 @click.option("--systems", type=click.IntRange(min=2), default=None, metavar="M",
               help="anova: systems [default: the data's, else 2].")
@@ -61,8 +58,8 @@ def _variance(ctx, param, value):
 @click.option("--pairs", is_flag=True, help="Per run against the first: its own power.")
 @click.option("--all-pairs", is_flag=True, help="As --pairs, for every pair.")
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, measures, qrels, items_are_systems,
-            value_column, by, designs, difference, alpha, target, variance, systems, topics, pairs, all_pairs):
+def command(inputs, output, measures, qrels, items_are_systems, value_column, by, designs, difference, alpha, target,
+            variance, systems, topics, pairs, all_pairs):
     """Topic set size and power (Sakai 2016; Webber, Moffat & Zobel 2008).
 
     From the variance of existing runs (TREC runs with --qrels, MT systems
@@ -80,7 +77,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
     if difference is None:
         raise click.UsageError("give --difference D (the difference to detect; ci: the width)")
     given = isinstance(variance, float)
-    if given and (files or qrels):
+    if given and (inputs.files or qrels):
         raise click.UsageError("--variance V replaces the data: give either a number or FILES, not both")
     if (pairs or all_pairs) and given:
         raise click.UsageError("--pairs needs the runs of the finished comparison (FILES)")
@@ -90,8 +87,7 @@ def command(files, input_format, exclude_systems, output, output_format, measure
         rows.extend(_plan_row({}, None, P.Variances(systems or 2, None, variance, variance, 2 * variance), designs,
                               requirement, systems, topics))
     else:
-        for key, measure, names, matrix in _matrices(files, qrels, measures, items_are_systems, value_column, by,
-                                                     input_format, exclude_systems):
+        for key, measure, names, matrix in _matrices(inputs, qrels, measures, items_are_systems, value_column, by):
             head = dict(zip(by, key)) | {"measure": measure}
             if pairs or all_pairs:
                 rows.extend(_pair_rows(head, names, matrix, all_pairs, requirement))
@@ -103,19 +99,19 @@ def command(files, input_format, exclude_systems, output, output_format, measure
                 continue
             rows.extend(_plan_row(head, variance, P.variance_estimates(complete), designs, requirement, systems,
                                   topics))
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(rows)
 
 
-def _matrices(files, qrels, measures, items_are_systems, value_column, by, input_format, exclude_systems):
+def _matrices(inputs, qrels, measures, items_are_systems, value_column, by):
     """(by key, measure, system names, systems × topics matrix) of the data."""
     from . import _comparison
 
     if items_are_systems:
         if qrels:
             raise click.UsageError("--qrels does not apply to --items-are-systems")
-        for key, (names, matrix) in _comparison.item_matrices(files, input_format, exclude_systems,
-                                                              value_column or "pred", by, require_two=False).items():
+        for key, (names, matrix) in _comparison.item_matrices(inputs, value_column or "pred", by,
+                                                              require_two=False).items():
             yield key, value_column or "pred", names, matrix
         return
     if value_column is not None:
@@ -123,14 +119,16 @@ def _matrices(files, qrels, measures, items_are_systems, value_column, by, input
     _ir.no_by(by)
     import numpy as np
 
-    parsed = _ir.parse_measures(measures, _ir.COMPARE_MEASURES)
-    settings = _ir.Settings()
-    opened = None if qrels else _ir.stream_files(_common.read_inputs(files, input_format, exclude_systems))
-    systems, _ = _ir.run_systems(files if opened is None else opened, qrels, parsed, settings, input_format,
-                                 exclude_systems, ())
+    from ..ir.sources import Runs, evaluation_settings
+    from ..ir.systems import system_matrix
+
+    parsed = _ir.parse_measures(measures, IR_COMPARE_MEASURES)
+    settings = evaluation_settings()
+    runs = Runs(files=tuple(inputs.files), qrels=qrels) if qrels else Runs(batches=inputs.read())
+    systems, _ = _ir.run_systems(runs, parsed, settings)
     names = [name for name, _ in systems]
     for m in parsed:
-        yield (), m.name, names, np.vstack(_ir.system_matrix(systems, m, settings).raws)
+        yield (), m.name, names, np.vstack(system_matrix(systems, m, settings).raws)
 
 
 def _plan_row(head: dict, source, variances, designs, requirement, systems, topics) -> list[dict]:

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import click
 
-from . import _ci, _common, _ir, _position
+from . import _ci, _common, _position
 
 
 @click.command(name="rankdcg")
-@_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS + ("trec",))
-@_common.jobs_options
-@_position.position_options("group, items, skipped, rankdcg")
-@_ir.ir_options
+@_position.measure_options("group, items, skipped, rankdcg")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, tie_policy, relevance, higher_better,
-            missing_pred, per_group, by, qrels, rel_level, depth, all_queries, ci, bootstrap, seed):
+def command(inputs, output, position, ir, resampling):
     """rankDCG of the predicted order, averaged over groups.
 
     rel' = dense rank of the gold value from the bottom (1 .. K distinct values);
@@ -39,15 +34,5 @@ def command(files, input_format, exclude_systems, output, output_format, tie_pol
     """
     from ..measures.rankdcg import rankdcg_values
 
-    batches = _ir.single_measure(
-        "rankDCG", files=files, qrels=qrels, tie_policy=tie_policy, rel_level=rel_level, depth=depth,
-        all_queries=all_queries, scores=higher_better, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, ci=ci, bootstrap=bootstrap,
-        seed=seed, by=by)
-    if batches is None:
-        return
-    _position.run_mean_measure(
-        "rankdcg", rankdcg_values, files=files, input_format=input_format, exclude_systems=exclude_systems,
-        output=output, output_format=output_format, per_group=per_group, tie_policy=tie_policy,
-        relevance=relevance, missing_pred=missing_pred, higher_better=higher_better, by=by, ci=ci, bootstrap=bootstrap,
-        seed=seed, batches=batches, settings={})
+    _position.run_measure(_position.MeasureCommand("rankdcg", rankdcg_values, "rankDCG"),
+                          _position.MeasureSettings(inputs, output, position, ir, resampling))

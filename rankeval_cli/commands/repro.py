@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import REPRO_MEASURES, SUMMARY_FORMATS
 from . import _common, _ir
 
 
@@ -23,14 +24,14 @@ def _cutoffs(ctx, param, values):
 
 @click.command(name="repro")
 @click.argument("runs", nargs=4, type=click.Path(dir_okay=False), metavar="ORIG_BASE ORIG_ADV REPRO_BASE REPRO_ADV")
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @click.option("--qrels", required=True, type=click.Path(dir_okay=False), metavar="QRELS",
               help="The original runs' qrels")
 @click.option("--qrels-repro", type=click.Path(dir_okay=False), default=None, metavar="QRELS",
               help="Reproducibility: the reproduced runs' qrels\f"
                    "Reproducibility: the qrels of the collection the reproduced runs retrieve from; then only the "
                    "effects are compared (ER, DeltaRI, unpaired t-tests) [default: replicability, the same qrels].")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", shell_complete=_ir._complete_measure,
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", shell_complete=_ir.complete_measure,
               help="IR measures [default: map, P_10, ndcg]\f"
                    "IR measures (any name of rankeval report --qrels; repeatable or comma-separated) "
                    "[default: map, P_10, ndcg].")
@@ -41,7 +42,7 @@ def _cutoffs(ctx, param, values):
 @click.option("--p", "p", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, metavar="P", help="RBO's persistence p")
 @_common.handle_errors
-def command(runs, output, output_format, qrels, qrels_repro, measures, cutoffs, p):
+def command(runs, output, qrels, qrels_repro, measures, cutoffs, p):
     """Reproducibility of an experiment (Breuer et al. 2020, as repro_eval
     computes it): an original baseline and advanced run against their
     reproductions.
@@ -67,10 +68,10 @@ def command(runs, output, output_format, qrels, qrels_repro, measures, cutoffs, 
     from ..agreement.repro_runs import ReproSettings, repro_records
     from ..signature import signature
 
-    names = tuple(n.strip() for value in measures for n in value.split(",") if n.strip()) or ("map", "P_10", "ndcg")
+    names = tuple(n.strip() for value in measures for n in value.split(",") if n.strip()) or REPRO_MEASURES
     settings = ReproSettings(names, cutoffs, p, qrels, qrels_repro)
     sig = signature("repro", p=p, cutoff=",".join(map(str, cutoffs)), mode="reproducibility" if qrels_repro
                     else "replicability")
     records = repro_records(runs, settings, _common.warn)
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many({**r, "signature": sig} for r in records)

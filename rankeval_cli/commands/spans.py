@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from ._groups import lazy_group
+from ._subcommands import lazy_group
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED, SPAN_DEFINITIONS, SUMMARY_FORMATS
 from . import _common, _spans
 
 
@@ -14,12 +15,12 @@ from . import _common, _spans
                    "The gold error spans, repeatable (e.g. one file per language pair): MQM or ESA annotations in any "
                    "format --from reads.")
 @_spans.span_options
-@click.option("--definition", type=click.Choice(("wmt25", "wmt24")), default="wmt25", show_default=True,
+@click.option("--definition", type=click.Choice(SPAN_DEFINITIONS), default="wmt25", show_default=True,
               help="Span F1 of WMT25 or WMT23-24\f"
                    "Character-level F1 as the WMT25 error-span task scores it (overlapping spans counted, a "
                    "severity mismatch earning 1/2) or as the WMT23-24 QE error-span task does (characters marked "
                    "or not, the end position included).")
-@click.option("--permutations", type=click.IntRange(min=1), default=1000, show_default=True, metavar="R",
+@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_REPLICATES, show_default=True, metavar="R",
               help="Permutation trials\fTrials of each pair's permutation test.")
 @click.option("--ci", "ci", type=_common.FiniteFloat(0, 1, min_open=True, max_open=True), default=None,
               metavar="LEVEL", help="Bootstrap intervals at this level (e.g. 0.95)\f"
@@ -27,11 +28,11 @@ from . import _common, _spans
 @click.option("--bootstrap", type=click.IntRange(min=1), default=None, metavar="N",
               help="Bootstrap replicates [default: 1000]\f"
                    "Bootstrap replicates for --ci [default: 1000]; given alone it implies --ci 0.95.")
-@click.option("--seed", type=int, default=12345, show_default=True, metavar="S",
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, metavar="S",
               help="Seed of tests and bootstrap\fSeed of the permutation tests and of the bootstrap.")
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.handle_errors
-def command(predictions, golds, fmt, lp, definition, permutations, ci, bootstrap, seed, output, output_format):
+def command(predictions, golds, fmt, lp, definition, permutations, ci, bootstrap, seed, output):
     """Meta-evaluate error-span predictors: character-level precision,
     recall and F1 against gold MQM or ESA spans (partial overlap counted, a
     severity mismatch earning half), per language pair, with significance
@@ -57,8 +58,8 @@ def command(predictions, golds, fmt, lp, definition, permutations, ci, bootstrap
     from ..stats.metaeval import span_table
 
     if bootstrap is not None and ci is None:
-        ci = 0.95
-    replicates = (bootstrap or 1000) if ci is not None else None
+        ci = DEFAULT_LEVEL
+    replicates = (bootstrap or DEFAULT_REPLICATES) if ci is not None else None
     gold = _gold(golds, fmt, lp)
     tables = {}
     for path in predictions:
@@ -73,10 +74,10 @@ def command(predictions, golds, fmt, lp, definition, permutations, ci, bootstrap
         pairs = span_table.language_pairs(gold, tables, definition)
     except ValueError as exc:
         raise DataError(str(exc)) from None
-    result = span_table.evaluate(pairs, permutations, seed, ci=ci, replicates=replicates or 1000)
+    result = span_table.evaluate(pairs, permutations, seed, ci=ci, replicates=replicates or DEFAULT_REPLICATES)
     sig = signature("spans-eval", definition=definition, gold=gold.name, weights="lp", permutations=permutations,
                     ci=repr(float(ci)) if ci is not None else None, bootstrap=replicates, seed=seed, p=0.05)
-    with _common.output_stream(output) as out, _common.record_writer(out, output_format) as writer:
+    with output.stream() as out, _common.record_writer(out, output.format) as writer:
         writer.write_many(_records(result, sig, ci is not None))
 
 

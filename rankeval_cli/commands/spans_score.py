@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SPAN_LAYOUTS
 from . import _common, _spans
 
 
@@ -16,14 +17,14 @@ from . import _common, _spans
                    "Minor/Fluency/Punctuation 0.1; Freitag et al. 2021), esa (Critical 25, Major 5, Minor 1, "
                    "Undecided 0, a rater's sum capped at 25; Kocmi et al. 2024) or items SEVERITY[/CATEGORY]:WEIGHT "
                    "separated by spaces or commas [default: esa for ESA files, else mqm].")
-@click.option("--layout", type=click.Choice(("records", "mqm")), default="records", show_default=True,
+@click.option("--layout", type=click.Choice(SPAN_LAYOUTS), default="records", show_default=True,
               help="records, or Google's avg_seg_scores layout\f"
                    "records: one row per translation (lp system segment value raters signature), as "
                    "--output-format says; mqm: Google's avg_seg_scores layout (system mqm_avg_score seg_id; one "
                    "language pair), which meta-eval --human reads.")
 @_common.output_options()
 @_common.handle_errors
-def command(files, fmt, lp, weights, layout, output, output_format):
+def command(files, fmt, lp, weights, layout, output):
     """Recompute segment scores from error spans: minus the weighted count of
     a translation's errors, averaged over its raters (Freitag et al. 2021),
     with MQM's or ESA's published weights.
@@ -53,11 +54,11 @@ def command(files, fmt, lp, weights, layout, output, output_format):
         sig = signature("spans-score", weights=scheme.replace(" ", ","), cap=parsed.cap)
         rows += [{"lp": key[0], "system": key[1], "segment": key[2], "value": score, "raters": raters,
                   "signature": sig} for key, score, raters in segment_scores(table, parsed)]
-    with _common.output_stream(output) as out:
+    with output.stream() as out:
         if layout == "mqm":
             _write_mqm(out, rows)
             return
-        with _common.record_writer(out, output_format) as writer:
+        with _common.record_writer(out, output.format) as writer:
             writer.write_many(rows)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import EFFECTS, FORMAT_ALIASES, TABLE_BEST, TABLE_FORMATS, TEXT_SUMMARY_FORMATS
 from . import _common
 
 
@@ -46,7 +47,7 @@ def _ci_level(ctx, param, value):
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write here instead of stdout; written to a temporary file and renamed.")
-@click.option("--output-format", type=_common.AliasChoice(_common.SUMMARY_FORMATS, _common.FORMAT_ALIASES),
+@click.option("--output-format", type=_common.AliasChoice(TEXT_SUMMARY_FORMATS, FORMAT_ALIASES),
               default="markdown", show_default=True, help="Table encoding.")
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, metavar="N",
               help="Decimal places (non-zero values below half a unit of the last place in scientific notation).")
@@ -68,10 +69,10 @@ def _ci_level(ctx, param, value):
               help="compare: the test that marks [default: the first]\f"
                    "compare summaries: the test whose p-values mark (p_NAME, or p_NAME_adj when compare "
                    "corrected them) [default: the first adjusted p column, else the first p column].")
-@click.option("--best", type=click.Choice(("auto", "high", "low", "none")), default="auto", show_default=True,
+@click.option("--best", type=click.Choice(TABLE_BEST), default="auto", show_default=True,
               help="Bold the best value [default: auto]\f"
                    "Bold the best value of each column: high, low or none; auto = high for compare summaries.")
-@click.option("--effect", type=click.Choice(("delta", "d_z", "g_z", "es_e")), default=None,
+@click.option("--effect", type=click.Choice(EFFECTS), default=None,
               help="compare: an effect size in parentheses\f"
                    "compare summaries: show this effect size against the (first) baseline in parentheses.")
 @click.pass_context
@@ -127,7 +128,7 @@ def command(ctx, files, output, output_format, digits, labels, value_column, sho
     table = gather(files, names, OLD_COLUMNS.get(value_column, value_column), test, effect)
     if show_ci not in (None, "any"):
         _check_level(table.signatures, show_ci)
-    markup = output_format if output_format in ("markdown", "latex") else "plain"
+    markup = output_format if output_format in TABLE_FORMATS else "plain"
     if best == "auto":
         best = "high" if table.baselines or table.markings else "none"
     style = Style(digits, show_ci, alpha, markup, best, effect)
@@ -189,7 +190,7 @@ def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
     from ..table_writers import signature_note
 
     from ..errors import DataError
-    from ..textio import source_name
+    from ..inputs import source_name
 
     summary = mt.read(source)
     level = summary.settings.get("ci")
@@ -197,7 +198,7 @@ def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
         raise DataError(f"the intervals are at level {level}, not --ci {show_ci}", source_name(source))
     if show_ci is not None and level is None:
         _common.warn(f"{source_name(source)}: no intervals to show (meta-eval --ci LEVEL writes them)")
-    markup = output_format if output_format in ("markdown", "latex") else "plain"
+    markup = output_format if output_format in TABLE_FORMATS else "plain"
     style = mt.Style(digits, show_ci is not None and level is not None, markup)
     records = mt.records(summary, style)
     with _common.output_stream(output) as out:
@@ -207,8 +208,10 @@ def _metaeval_table(source, output, output_format, digits, show_ci) -> None:
             with RecordWriter(out, output_format) as writer:
                 writer.write_many(records)
         _write_legend(out, mt.legend(summary, style), output_format)
-        if output_format in ("markdown", "latex"):
+        if output_format in TABLE_FORMATS:
             out.write(signature_note(summary.signatures, output_format))
+
+
 def _judges_table(files, output, output_format, digits) -> bool:
     """A ``rankeval judges`` table is laid out by its own paper writer (one file, or stdin)."""
     from ..judging.paper import read_judges_table, write_paper
@@ -260,7 +263,7 @@ def _stem(path: str) -> str:
 
 def _write_signatures(out, signatures: dict, output_format: str) -> None:
     """One line per measure under a Markdown or LaTeX table (TSV and JSON lines stay pure records)."""
-    if output_format not in ("markdown", "latex"):
+    if output_format not in TABLE_FORMATS:
         return
     lines = [f"{column}: {' ; '.join(sorted(sigs))}" for column, sigs in signatures.items()]
     if output_format == "markdown":
@@ -271,7 +274,7 @@ def _write_signatures(out, signatures: dict, output_format: str) -> None:
 
 def _write_legend(out, lines: list, output_format: str) -> None:
     """The legend under a Markdown or LaTeX table (TSV and JSON lines stay pure records)."""
-    if not lines or output_format not in ("markdown", "latex"):
+    if not lines or output_format not in TABLE_FORMATS:
         return
     if output_format == "markdown":
         out.write("\n" + " ".join(lines) + "\n")

@@ -4,32 +4,26 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import SUMMARY_FORMATS, TAU_AVERAGES, TAU_CONVENTIONS, TAU_VARIANT
 from . import _ci, _common, _position
 
-# Kept here (not imported from the measure) so that --help loads no numpy.
-VARIANTS = ("penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq", "acc-eq")
-AVERAGES = ("micro", "macro", "both")
-ALIASES = ("wmt08", "wmt09", "wmt10", "wmt11", "wmt12", "darr", "wmt13", "wmt15", "wmt16")
 
-
-def variant_option(default="penalize", help_text="Tie convention (man rankeval-tau)\f"
-                                                 "Tau variant (tie convention): penalize (WMT08-12, DARR), "
-                   "ignore (WMT13), wmt14 (WMT14-16), include, a, b (scipy), c, eq, acc-eq (WMT23-25); aliases "
-                   "wmt08..wmt16, darr; case-insensitive. Definitions: docs/definitions.md#tau.",
-                   aliases=("--ties",)):
-    """``--tau-variant VARIANT``, shared by every command that computes tau."""
-    return click.option("--tau-variant", "variant", cls=_common.AliasOption, aliases=aliases, default=default,
+def variant_option(default=TAU_VARIANT.default, help_text=TAU_VARIANT.help, aliases=("--ties",)):
+    """``--tau-variant VARIANT``, shared by every command that computes tau (completion offers the
+    variants and the WMT campaigns' names of them)."""
+    return click.option(TAU_VARIANT.name, "variant", cls=_common.AliasOption, aliases=aliases, default=default,
                         show_default=default is not None, metavar="VARIANT",
                         callback=_common.parsed_by("measures.tau:canonical_variant"),
-                        shell_complete=_common.completion_of(VARIANTS + ALIASES), help=help_text)
+                        shell_complete=_common.completion_of(TAU_VARIANT.values + tuple(TAU_CONVENTIONS)),
+                        help=help_text)
 
 
 @click.command(name="tau")
 @_common.input_options
-@_common.output_options(formats=_common.SUMMARY_FORMATS)
+@_common.output_options(formats=SUMMARY_FORMATS)
 @_common.jobs_options
 @variant_option()
-@click.option("--average", type=click.Choice(AVERAGES), default="both", show_default=True,
+@click.option("--average", type=click.Choice((*TAU_AVERAGES, "both")), default="both", show_default=True,
               help="micro: pooled pairs; macro: mean of groups\f"
                    "micro pools pair counts over groups; macro averages the group taus.")
 @click.option("--per-group", is_flag=True,
@@ -55,8 +49,8 @@ def variant_option(default="penalize", help_text="Tie convention (man rankeval-t
                    "DA scores used 25). Counts pair by pair; p is not given.")
 @_ci.ci_options
 @_common.handle_errors
-def command(files, input_format, exclude_systems, output, output_format, variant, average, per_group,
-            higher_better, by, calibrate_ties, epsilon, min_diff, ci, bootstrap, seed):
+def command(inputs, output, variant, average, per_group, higher_better, by, calibrate_ties, epsilon, min_diff,
+            resampling):
     """Kendall's tau between gold and pred within each group.
 
     Pairs are counted over the items of a group whose gold and pred are both
@@ -104,7 +98,8 @@ def command(files, input_format, exclude_systems, output, output_format, variant
     """
     from ..measures.tau import CALIBRATED, tau_partitions
     from ..partition import keyed
-    from ..signature import signature
+    from ..signature import exclusion, signature
+    from ..stats.intervals import TauAverages
 
     if calibrate_ties and variant not in CALIBRATED:
         raise click.UsageError(f"--calibrate-ties applies to --tau-variant {' or '.join(CALIBRATED)}, not {variant}")
@@ -116,71 +111,35 @@ def command(files, input_format, exclude_systems, output, output_format, variant
         raise click.UsageError("--epsilon and --min-diff do not apply to --tau-variant c (its denominator counts "
                                "distinct values)")
 
-    resampling = _ci.resolve(ci, bootstrap, seed)
+    resampling = resampling.resolved()
     kept: dict = {}  # key -> per-group statistics for the bootstrap
-    batches = _common.read_inputs(files, input_format, exclude_systems)
-    with _common.output_stream(output) as out:
-        rows_out = _common.record_writer(out, output_format) if per_group else None
+    batches = inputs.read()
+    with output.stream() as out:
+        rows_out = _common.record_writer(out, output.format) if per_group else None
 
         def on_groups(key, rows):
             if rows_out:
                 rows_out.write_many(rows.records())
             if resampling:
-                _keep(kept.setdefault(key, _new_columns()), rows, average)
+                kept.setdefault(key, TauAverages(variant, average)).keep(rows)
 
         summaries = tau_partitions(batches, variant, by, on_groups=on_groups,
                                    calibrate=average if calibrate_ties else None, epsilon=epsilon,
                                    min_diff=min_diff)
         sig = signature("tau", ties=variant, avg=average, scores=higher_better, calibrated=calibrate_ties or None,
                         eps=epsilon, min_diff=min_diff,
-                        exclude=_ci.exclusion(exclude_systems), **(resampling.signature() if resampling else {}))
+                        exclude=exclusion(inputs.exclude_systems), **(resampling.signature() if resampling else {}))
         records, skipped = [], 0
         for key, summary in summaries.items():
             record = _summary_record(summary, average, sig)
             if resampling:
-                record = _with_intervals(record, variant, average, kept.get(key) or _new_columns(), resampling)
+                record = (kept.get(key) or TauAverages(variant, average)).with_intervals(record, resampling)
             records.append(keyed(record, by, key))
             skipped += summary.skipped
-        _position.write_summary(out, records, output_format, per_group, rows_out)
+        _common.write_summary(out, records, output.format, per_group, rows_out)
     if skipped:
         noun = "item" if skipped == 1 else "items"
         _common.warn(f"skipped {skipped} {noun} lacking a gold or pred value")
-
-
-def _new_columns():
-    from ..stats.resample import GroupColumns
-
-    return GroupColumns()
-
-
-def _keep(columns, rows, average: str) -> None:
-    """Keep a batch's per-group pair counts (micro) and/or taus (macro) for the bootstrap."""
-    from ..stats.resample import tau_raw
-
-    if average != "macro":
-        columns.add("micro", tau_raw(rows.counts))
-    if average != "micro":
-        columns.add("macro", rows.tau)
-
-
-def _with_intervals(record: dict, variant: str, average: str, columns, resampling) -> dict:
-    """The record with <avg>_ci_low, <avg>_ci_high after each average's value."""
-    from ..stats.resample import MeanStat, TauMicroStat, bootstrap_intervals
-
-    averages = ("micro", "macro") if average == "both" else (average,)
-    stats = {"micro": TauMicroStat(variant), "macro": MeanStat()}
-    from ..pipeline import phase
-
-    with phase(f"bootstrap ({resampling.replicates} replicates)"):
-        intervals = bootstrap_intervals([stats[a] for a in averages], [columns.get(a) for a in averages],
-                                        resampling.level, resampling.replicates, resampling.seed)
-    bounds = dict(zip(averages, intervals))
-    out = {}
-    for key, value in record.items():
-        out[key] = value
-        if key in bounds:
-            out[f"{key}_ci_low"], out[f"{key}_ci_high"] = bounds[key]
-    return out
 
 
 def _summary_record(summary, average: str, sig: str) -> dict:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from ..vocabulary import TIE_POLICIES as _POLICIES
+from ..vocabulary import TREC_EVAL_VERSIONS, TREC_REL_FORMATS, TREC_RESULTS_FORMATS, TREC_TIE_POLICY
 from . import _common
 
 #: trec_eval's option string and long options, and rankeval's own
@@ -23,8 +25,9 @@ LONG = {  # name -> (takes a value, the short option it stands for)
     "trec-eval-version": (True, "trec-eval-version"), "tie-policy": (True, "tie-policy"),
     "jobs": (True, "jobs"), "scheduler": (True, "scheduler"),
 }
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
-TIE_POLICIES = ("trec", "pessimistic", "optimistic", "expected")
+REL_FORMATS = TREC_REL_FORMATS
+#: trec_eval's own first
+TIE_POLICIES = (TREC_TIE_POLICY, *(p for p in _POLICIES if p != TREC_TIE_POLICY))
 
 
 def _configure_executor(**settings):
@@ -119,7 +122,7 @@ class GetoptCommand(click.Command):
             elif key == "m":
                 values["measures"].append(value)
             elif key == "trec-eval-version":
-                if value not in ("9", "10"):
+                if value not in TREC_EVAL_VERSIONS:
                     raise click.BadParameter(f"{value!r} is not 9 or 10", ctx, param_hint="'--trec-eval-version'")
                 values["version"] = int(value)
             elif key == "tie-policy":
@@ -154,11 +157,11 @@ class GetoptCommand(click.Command):
 @click.option("-J", "--Judged_docs_only", "judged", is_flag=True, help="Drop the unjudged documents first.")
 @click.option("-R", "--Rel_info_format", "rel_format", type=click.Choice(REL_FORMATS), default="qrels",
               help="Format of QRELS.")
-@click.option("-T", "--Results_format", "results_format", type=click.Choice(("trec_results",)),
+@click.option("-T", "--Results_format", "results_format", type=click.Choice(TREC_RESULTS_FORMATS),
               default="trec_results", help="Format of the runs.")
 @click.option("-Z", "--Zscore", "zscores", metavar="FILE", help="Z-scores against FILE (qid measure mean sd).")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the emulated version and exit.")
-@click.option("--trec-eval-version", "version", type=click.Choice(("9", "10")), default="10",
+@click.option("--trec-eval-version", "version", type=click.Choice(TREC_EVAL_VERSIONS), default="10",
               help="Reproduce trec_eval 9.0.8 or 10.0 [default: 10].")
 @click.option("--tie-policy", type=click.Choice(TIE_POLICIES), default="trec",
               help="Order of tied scores [default: trec].")

@@ -89,7 +89,7 @@ def read_rankings(source, by=()) -> list[Ranking]:
     them every item's range is its rank and ``has_ranges`` is False. Items without a rank
     (never compared) are left out. A ``--column both`` table is refused: plot one side.
     """
-    from ..textio import source_name
+    from ..inputs import source_name
 
     name = source_name(source)
     by = tuple(by)
@@ -163,7 +163,7 @@ def read_series(sources, columns=(), labels=(), by=None, report=None) -> list[Se
     """
     from pathlib import Path
 
-    from ..textio import source_name
+    from ..inputs import source_name
 
     report = report or (lambda message: None)
     found = []  # (stem, key, column, values)
@@ -313,7 +313,7 @@ def display_names(systems, renames: dict | None = None, keep_ids: bool = False) 
 def read_renames(source) -> dict:
     """``--rename FILE``: one ``OLD<TAB>NEW`` per line (``#`` comments and blank lines skipped);
     OLD is a system's full id or its short name."""
-    from ..textio import iter_lines, source_name
+    from ..inputs import iter_lines, source_name
 
     name = source_name(source)
     renames: dict = {}

@@ -27,7 +27,6 @@ import contextlib
 import math
 import re
 
-FORMATS = ("png", "svg", "pdf")
 BAND = "#e8e8e8"
 COLOR = "#1f4e79"
 
@@ -251,7 +250,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from")
 
 def save(fig, path: str, dpi: int = 150) -> None:
     """Write the figure to ``path`` (format from its suffix), atomically and reproducibly."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     fmt = path.rsplit(".", 1)[-1].lower()
     metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}[fmt]

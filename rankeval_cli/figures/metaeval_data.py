@@ -37,7 +37,7 @@ def system_score_panels(source, metrics=()) -> list[ScatterPanel]:
     import numpy as np
 
     from ..stats.metaeval.system import pairwise_accuracy, sys_statistic
-    from ..textio import source_name
+    from ..inputs import source_name
 
     name = source_name(source)
     scores: dict = {}
@@ -92,7 +92,7 @@ def bar_panels(source, statistic: str = "avg", lps=()) -> list[Bars]:
     by default) per language pair: those of ``lps``, else every one where it has values (lp ``all``
     for the average and the pooled pairwise accuracy)."""
     from ..metaeval_table import read
-    from ..textio import source_name
+    from ..inputs import source_name
 
     summary = read(source)
     if statistic == "avg":
@@ -150,7 +150,7 @@ def significance_panels(source, statistic: str | None = None, lps=()) -> list[Pa
     """One panel per task (language pair, statistic) of a pairs table, in file order; ``statistic`` and
     ``lps`` keep those only. Metrics are in the task's ranked order: the pairs name the better metric
     first, so the best is first in the most pairs."""
-    from ..textio import source_name
+    from ..inputs import source_name
 
     name = source_name(source)
     tasks: dict = {}

@@ -12,7 +12,8 @@ from typing import Iterable, Iterator
 
 from ..batch import Batch
 from ..errors import DataError
-from ..textio import decompressing, open_binary, source_name
+from ..inputs import decompressing, open_binary, source_name
+from ..vocabulary import STREAM_ENCODINGS
 from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
@@ -28,7 +29,7 @@ READERS = {
     "appraise": "appraise:read_appraise",
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
-    "trec": "trec:read_trec",
+    "trec": "trec.convert:read_trec",
     "parquet": "arrow_stream:read_stream",
     "arrow": "arrow_stream:read_stream",
 }
@@ -41,9 +42,6 @@ WRITERS = {
     "parquet": "arrow_stream:write_parquet",
     "arrow": "arrow_stream:write_arrow",
 }
-
-#: the canonical stream formats every subcommand reads and writes.
-CANONICAL = ("tsv", "jsonl", "parquet", "arrow")
 
 
 def _load(table: dict, name: str, kind: str):
@@ -79,7 +77,7 @@ def _head(stream) -> bytes:
 
     A stream that cannot be decompressed gives nothing here; the reader reports it.
     """
-    from ..textio import decoder_errors
+    from ..inputs import decoder_errors
 
     try:
         return stream.peek(4096)[:4096]
@@ -87,7 +85,7 @@ def _head(stream) -> bytes:
         return b""
 
 
-def read(source, fmt: str | None = None, sniffable=CANONICAL, **options) -> Iterator[Batch]:
+def read(source, fmt: str | None = None, sniffable=STREAM_ENCODINGS, **options) -> Iterator[Batch]:
     """Stream checked batches from ``source`` in format ``fmt`` (sniffed when None/auto).
 
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an
@@ -145,7 +143,7 @@ class _NamedStream:
 
 def write(batches: Iterable[Batch], dest, fmt: str = "tsv", **options) -> None:
     """Write batches to a path (atomically), ``-`` or a text stream."""
-    from ..textio import atomic_output
+    from ..outputs import atomic_output
 
     write_fn = writer(fmt)
     with atomic_output(dest) as out:

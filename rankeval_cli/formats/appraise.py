@@ -52,7 +52,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .columns import is_number
 from .wmt_rr import split_csv
 from .wmtids import lp_of

@@ -29,7 +29,7 @@ import io
 import numpy as np
 
 from ..errors import DataError
-from ..textio import is_regular_file, open_binary, source_name
+from ..inputs import is_regular_file, open_binary, source_name
 
 #: magic bytes -> kind
 MAGIC = ((b"PAR1", "parquet"), (b"ARROW1", "arrow"), (b"\xff\xff\xff\xff", "arrow"))
@@ -200,7 +200,7 @@ def _text(array, row: int) -> str:
 # ---- runs and qrels ------------------------------------------------------------------------
 
 def read_run(source):
-    """A Parquet/Arrow run as a :class:`~.trec.Run` (query codes in order of first appearance),
+    """A Parquet/Arrow run as a :class:`~.trec.run.Run` (query codes in order of first appearance),
     converted a row group at a time (memory: one row group's Arrow data beside the columns).
 
     Without a ``run``/``tag`` column the run is named after the file (its name without
@@ -211,15 +211,15 @@ def read_run(source):
 
 
 def run_from_table(table, name: str):
-    """The :class:`~.trec.Run` of a table with a run's columns (module docstring)."""
+    """The :class:`~.trec.run.Run` of a table with a run's columns (module docstring)."""
     return run_from_batches(table.to_batches(max_chunksize=BATCH_ROWS), name)
 
 
 def run_from_batches(batches, name: str):
-    """The :class:`~.trec.Run` of record batches with a run's columns: per batch its docnos,
+    """The :class:`~.trec.run.Run` of record batches with a run's columns: per batch its docnos,
     scores and the query id of each stretch of rows (a query's rows are usually together)."""
     from .byteids import ByteIds
-    from .trec import empty_run, run_of
+    from .trec.run import empty_run, run_of
 
     parts, heads, lengths, start, first, last = [], [], [], 0, None, None
     for batch in batches:
@@ -303,13 +303,13 @@ def _tag(table, name: str, row: int) -> str:
 
 
 def read_qrels(source):
-    """Parquet/Arrow qrels as a :class:`~.trec.Qrels` (checks as the text reader's, rows as lines)."""
+    """Parquet/Arrow qrels as a :class:`~.trec.qrels.Qrels` (checks as the text reader's, rows as lines)."""
     return qrels_from_table(read_table(source), source_name(source))
 
 
 def qrels_from_table(table, name: str):
-    """The :class:`~.trec.Qrels` of a table with qrels columns (module docstring)."""
-    from .trec import qrels_of
+    """The :class:`~.trec.qrels.Qrels` of a table with qrels columns (module docstring)."""
+    from .trec.qrels import qrels_of
 
     if table.num_rows == 0:
         raise DataError("no judgments: the qrels file has no rows", name)

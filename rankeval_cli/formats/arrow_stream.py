@@ -19,7 +19,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import source_name
+from ..inputs import source_name
 from .arrow import column_named, id_column, number_column, pyarrow, read_table
 
 CORE = ("group", "item", "gold", "pred")
@@ -185,7 +185,7 @@ def _array(values: list):
 def write_run_table(out, query, docno, rank, score, tag, fmt: str = "parquet") -> None:
     """Rows of a run (already ordered) as ``query_id, doc_id, rank, score, run``; ``tag`` is
     one tag or one per row."""
-    from .trec_writer import texts
+    from .trec.write import texts
 
     pa = pyarrow()
     n = len(rank)
@@ -203,7 +203,8 @@ def write_runs(sources, out, fmt: str = "parquet") -> None:
     """TREC runs (text, Parquet or Arrow) as one run table: per run its queries in order of first
     appearance, each in trec_eval's order (score descending, docno descending) ranked from 1; the
     run column holds the run's first tag, its last row the run's last tag (trec_eval's runid)."""
-    from .trec import read_run, trec_order
+    from .trec.join import trec_order
+    from .trec.run import read_run
 
     parts = []
     for source in sources:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import decode, open_binary, read_blocks, source_name
+from ..inputs import decode, open_binary, read_blocks, source_name
 from .columns import parse_numbers
 from .wmtids import normalize_lps
 
@@ -114,12 +114,14 @@ def _block_batch(fields, numbers, width: int, name: str, min_diff) -> Batch:
             keep = diff >= min_diff
     if keep is not None:
         table, numbers, diff = table[keep], numbers[keep], diff[keep]
-    return pairs_batch(table[:, 0], table[:, 1], table[:, 2], table[:, 3], table[:, 4], diff,
-                       table[:, 5] if width == 6 else None, numbers, name)
+    return pairs_batch(table, diff, numbers, name)
 
 
-def pairs_batch(lp, testset, segment, better, worse, diff, diff_text, numbers, name) -> Batch:
-    """2-item groups (better first) named by line number; a zero ``diff`` is a tie."""
+def pairs_batch(table: np.ndarray, diff: np.ndarray | None, numbers: np.ndarray, name: str) -> Batch:
+    """2-item groups (better first) named by line number from the fields of each line (``table``:
+    LP DATA SID BETTER WORSE, and DIFF when it has six columns); a zero ``diff`` is a tie."""
+    lp, testset, segment, better, worse = (table[:, i] for i in range(5))
+    diff_text = table[:, 5] if table.shape[1] == 6 else None
     n = len(lp)
     gold = np.tile(np.array([1.0, 2.0]), n)
     if diff is not None:

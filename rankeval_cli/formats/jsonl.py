@@ -19,7 +19,7 @@ import numpy as np
 
 from ..batch import Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .columns import format_numbers
 
 CORE_KEYS = ("group", "items", "gold", "pred")

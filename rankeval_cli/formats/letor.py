@@ -39,7 +39,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import decode, open_binary, read_blocks, source_name
+from ..inputs import decode, open_binary, read_blocks, source_name
 from .columns import parse_numbers
 
 BLOCK_BYTES = 1 << 22

@@ -21,7 +21,7 @@ import re
 from typing import Callable
 
 from ..errors import DataError
-from .sysseg import HUMAN_PATTERNS, LongScores, SysSegTable, build_table
+from .sysseg import HUMAN_PATTERNS, LongScores, SysSegTable, SystemChoice, build_table
 from .wmtids import normalize_lp
 
 _MTME_HUMAN = re.compile(r"(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.(?P<name>.+)\.seg\.score$")
@@ -66,8 +66,8 @@ def tables_from_files(humans, metric_files, indexes=(), lps=(), refset=None, inc
     for path in metric_files:
         if not any(s.source == str(path) for lp in seg for s in (*seg[lp].values(), *sys_[lp].values())):
             report(f"{path}: no scores for {', '.join(human_by_lp)}")
-    return [_build(lp, human, seg[lp], sys_[lp], None, include_human, exclude, HUMAN_PATTERNS, report)
-            for lp, (human, _) in human_by_lp.items()]
+    choice = SystemChoice(include_human, tuple(exclude), HUMAN_PATTERNS, report)
+    return [_build(lp, human, seg[lp], sys_[lp], None, choice) for lp, (human, _) in human_by_lp.items()]
 
 
 def _read_metric_file(shared, path):
@@ -122,16 +122,16 @@ def tables_from_mtme(root, human_name=None, lps=(), refset=None, include_human=F
         human_sys = load(task.human_sys, name, "sys", True) if task.human_sys else None
         seg = {m: load(p["seg"], m, "seg", False) for m, p in task.metrics.items() if "seg" in p}
         sys_ = {m: load(p["sys"], m, "sys", False) for m, p in task.metrics.items() if "sys" in p}
-        patterns = (*HUMAN_PATTERNS, *task.references)
         if task.refset:
             report(f"{root}: {task.lp}: metrics scored against {task.refset} or without a reference")
-        tables.append(_build(task.lp, human, seg, sys_, human_sys, include_human, exclude, patterns, report,
-                             always_out=[task.refset] if task.refset else []))
+        # the reference in use is never a system (mt-metrics-eval)
+        choice = SystemChoice(include_human, (*exclude, *([task.refset] if task.refset else [])),
+                              (*HUMAN_PATTERNS, *task.references), report)
+        tables.append(_build(task.lp, human, seg, sys_, human_sys, choice))
     return tables
 
 
-def _build(lp, human, seg, sys_, human_sys, include_human, exclude, patterns, report, always_out=()):
+def _build(lp, human, seg, sys_, human_sys, choice: SystemChoice):
     if not seg and not sys_:
         raise DataError(f"{lp}: no metric scores", human.source)
-    exclude = (*exclude, *always_out)  # the reference in use is never a system (mt-metrics-eval)
-    return build_table(lp, human, seg, sys_, human_sys, include_human, exclude, patterns, report)
+    return build_table(lp, human, seg, sys_, human_sys, choice)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .sysseg import LongScores
 
 LEVELS = ("seg", "sys")

@@ -36,7 +36,7 @@ import os
 import re
 
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .spans import Builder, SpanTable, severity
 from .wmtids import normalize_lp
 
@@ -269,7 +269,7 @@ def _wmt25(path, where, name) -> SpanTable:
     import csv
     import io
 
-    from ..textio import open_binary
+    from ..inputs import open_binary
 
     build = Builder(name, where)
     with open_binary(path) as stream:

@@ -16,7 +16,7 @@ import math
 from typing import Iterator
 
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 
 
 #: a column name of summaries written before 1.0 -> its current name (read until 2.0).

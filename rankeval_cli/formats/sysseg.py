@@ -122,24 +122,34 @@ def matches(names: Iterable[str], patterns: Iterable[str]) -> list[bool]:
     return [any(fnmatch.fnmatchcase(n, p) for p in patterns) for n in names]
 
 
+@dataclass(frozen=True)
+class SystemChoice:
+    """Which systems a table keeps (module docstring): human translations (names matching
+    ``human_patterns``) only with ``include_human``, none matching an ``exclude`` pattern;
+    ``report`` hears of the systems left out."""
+
+    include_human: bool = False
+    exclude: tuple = ()
+    human_patterns: tuple = HUMAN_PATTERNS
+    report: Callable[[str], None] | None = None
+
+
 def build_table(lp: str, human: LongScores, metrics_seg: dict[str, LongScores],
                 metrics_sys: dict[str, LongScores], human_sys: LongScores | None = None,
-                include_human: bool = False, exclude: Iterable[str] = (),
-                human_patterns: Iterable[str] = HUMAN_PATTERNS,
-                report: Callable[[str], None] | None = None) -> SysSegTable:
+                choice: SystemChoice = SystemChoice()) -> SysSegTable:
     """Join one language pair's human and metric scores (rules in the module docstring)."""
-    report = report or (lambda message: None)
+    report = choice.report or (lambda message: None)
     segments = np.unique(human.segment[~np.isnan(human.value)]) if len(human) else np.empty(0, np.int64)
     everyone = sorted(set(human.system.tolist()))
     matrix, _ = place(human, everyone, segments)
     rated = [s for s, row in zip(everyone, matrix) if not np.isnan(row).all()]
-    systems = _choose_systems(lp, rated, include_human, exclude, human_patterns, report, human.source)
+    systems = _choose_systems(lp, rated, choice, report, human.source)
     rows = [everyone.index(s) for s in systems]
     seg = {name: _metric_matrix(scores, systems, segments, matrix[rows]) for name, scores in metrics_seg.items()}
     names = list(dict.fromkeys([*metrics_seg, *metrics_sys]))
     sys_level = {name: place(metrics_sys[name], systems, np.zeros(1, np.int64))[0][:, 0]
                  for name in names if name in metrics_sys}
-    unscored = _unscored_systems(lp, systems, seg, sys_level, metrics_seg, metrics_sys, human_patterns)
+    unscored = _unscored_systems(lp, systems, seg, sys_level, metrics_seg, metrics_sys, choice.human_patterns)
     if unscored:
         report(f"{lp}: left out {', '.join(sorted(unscored))}: human translation(s) that "
                f"{', '.join(sorted({m for ms in unscored.values() for m in ms}))} do not score "
@@ -160,8 +170,9 @@ def build_table(lp: str, human: LongScores, metrics_seg: dict[str, LongScores],
     return table
 
 
-def _choose_systems(lp, rated, include_human, exclude, human_patterns, report, source=None) -> list[str]:
-    human = matches(rated, human_patterns)
+def _choose_systems(lp, rated, choice: SystemChoice, report, source=None) -> list[str]:
+    include_human, exclude = choice.include_human, choice.exclude
+    human = matches(rated, choice.human_patterns)
     excluded = matches(rated, exclude) if exclude else [False] * len(rated)
     chosen = [s for s, h, x in zip(rated, human, excluded) if (include_human or not h) and not x]
     dropped_human = [s for s, h, x in zip(rated, human, excluded) if h and not include_human and not x]

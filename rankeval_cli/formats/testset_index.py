@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .wmtids import normalize_lp
 
 FIELDS = ("SEGNO", "TESTSET", "LP", "DOCID", "DOCSEG")

@@ -23,7 +23,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..batch import Batch, empty_batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import decode, open_binary, read_blocks, source_name
+from ..inputs import decode, open_binary, read_blocks, source_name
 from .columns import _unescape_one, escape_tsv, format_numbers, unescape_tsv
 from .numparse import parse_exact
 from . import validate

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .columns import format_numbers, is_number, parse_numbers
 from .wmtids import normalize_lp
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .columns import is_number, parse_numbers
 from .wmt_da import _by_segment, lp_from_name
 from .wmtids import normalize_lp

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..batch import BATCH_ROWS, Batch, offsets_from_sizes
 from ..errors import DataError
-from ..textio import iter_lines, source_name
+from ..inputs import iter_lines, source_name
 from .wmtids import lp_of, testset_of_system
 
 WMT08_HEAD = ("task", "type", "item_id", "annotator_id", "time")

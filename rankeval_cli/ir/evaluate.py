@@ -101,10 +101,10 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     message) hears of the run's queries that the qrels lack. The qrels are read once; the
     runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
     from ..executor import map_units
-    from ..formats import trec
-    from ..textio import is_regular_file
+    from ..formats.trec.qrels import read_qrels
+    from ..inputs import is_regular_file
 
-    qrels = trec.read_qrels(qrels_path)
+    qrels = read_qrels(qrels_path)
     in_line = not all(is_regular_file(path) for path in files)
     out = map_units(_evaluate_run, list(files), shared=(qrels, measures, settings), label="runs",
                     serial=in_line)
@@ -119,19 +119,19 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
 
 
 def evaluate_runs(runs, qrels, measures, settings: Settings) -> list:
-    """[RunValues] of runs in memory (:class:`~rankeval_cli.formats.trec.Run`) joined with a
-    :class:`~rankeval_cli.formats.trec.Qrels`, each labelled by its tag (the Python API)."""
+    """[RunValues] of runs in memory (:class:`~rankeval_cli.formats.trec.run.Run`) joined with a
+    :class:`~rankeval_cli.formats.trec.qrels.Qrels`, each labelled by its tag (the Python API)."""
     return [_evaluate_run((qrels, measures, settings), run) for run in runs]
 
 
 def _evaluate_run(shared, path: str) -> RunValues:
     """One run file joined with the qrels: its per-query values, queries in trec_eval's order."""
-    from ..formats import trec
+    from ..formats.trec.streaming import stream_join
     from ..measures.ir import ranking_from_joined
 
     qrels, measures, settings = shared
     values, tag = RunValues(path), None
-    for joined, run in trec.stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
+    for joined, run in stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
         if joined is None:  # the run's queries are scattered: it is read again whole
             values, tag = RunValues(path), None
             continue

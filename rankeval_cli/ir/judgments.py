@@ -12,15 +12,15 @@ BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
 
 def read_rel_info(rel_format: str, path: str):
     """The judgments of ``path`` in trec_eval's ``-R`` format."""
-    from ..formats import trec
-
     if rel_format == "qrels":
-        return trec.read_qrels(path)
+        from ..formats.trec.qrels import read_qrels
+
+        return read_qrels(path)
     if rel_format == "qrels_jg":
-        from ..formats.qrels_jg import read_qrels_jg
+        from ..formats.trec.qrels_jg import read_qrels_jg
 
         return read_qrels_jg(path)
-    from ..formats.prefs import read_prefs
+    from ..formats.trec.prefs import read_prefs
 
     return read_prefs(path, qrels_layout=rel_format == "qrels_prefs")
 
@@ -28,7 +28,7 @@ def read_rel_info(rel_format: str, path: str):
 def query_list(rel_info):
     """A qrels with the queries of judgment groups or preferences and no judgment (the join
     then only orders and groups the run)."""
-    from ..formats.trec import Qrels
+    from ..formats.trec.qrels import Qrels
 
     qids = list(rel_info.qids)
     return Qrels(rel_info.source, qids, np.zeros(len(qids) + 1, dtype=np.int64), np.zeros(0, "S8"),

@@ -38,7 +38,7 @@ def concatenated(parts):
 def float32_order(ranking, score, docno) -> np.ndarray | None:
     """trec_eval 9 keeps scores as C floats: scores equal as floats are tied, and tied
     documents go by docno descending. The rows' new order (None = unchanged)."""
-    from ..formats.trec import docno_words
+    from ..formats.trec.join import docno_words
 
     if len(score) < 2:
         return None

@@ -197,7 +197,7 @@ class _Evaluator:
 
     # -- the run, batch by batch
     def run(self, run_path) -> Evaluation:
-        from ..formats import trec
+        from ..formats.trec.streaming import stream_join
         from ..measures.ir import ranking_from_joined
 
         o = self.options
@@ -208,7 +208,7 @@ class _Evaluator:
         need_documents = self.reads != "qrels" or o.version < 10
         runid = None
         pending, rows = [], 0
-        for joined, part in trec.stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
+        for joined, part in stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
                                              all_queries=o.complete):
             if joined is None:  # the run is read again whole
                 self.rows, pending, rows = [], [], 0
@@ -335,7 +335,7 @@ def reports(options: Options, rel_path: str, run_paths, rel_info=None):
     run's text yielded as soon as it and the runs before it are done. A run on stdin or
     another stream is read in this process, and then every run is."""
     from ..executor import imap_units
-    from ..textio import is_regular_file
+    from ..inputs import is_regular_file
 
     in_line = not all(is_regular_file(path) for path in run_paths)
     yield from imap_units(_report_unit, list(run_paths), shared=(options, rel_path, rel_info),
@@ -353,7 +353,7 @@ def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str
     if not evaluation.qids:
         raise DataError("no queries with both results and relevance info", run_path)
     if options.zscores is not None:
-        from ..formats.zscores import read_zscores
+        from ..formats.trec.zscores import read_zscores
 
         zscores(evaluation, read_zscores(options.zscores))
     return trec_eval_lines(evaluation, options)

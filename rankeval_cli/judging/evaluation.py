@@ -77,17 +77,18 @@ def evaluate_runs(paths, shared: Judgments) -> Evaluated:
 
 def _evaluate_run(shared: Judgments, path: str):
     """(tag, values (qrels, measures, topics), unjudged (qrels, topics), missing topics) of one run."""
-    from ..formats import trec
+    from ..formats.trec.join import NONPOOL, UNJUDGED, join
+    from ..formats.trec.run import read_run
     from ..ir.evaluate import evaluate
     from ..measures.ir import Ranking
 
-    run = trec.read_run(path)
-    joined = trec.join(run, shared.union, depth=shared.settings.depth, queries=shared.topics.tolist())
+    run = read_run(path)
+    joined = join(run, shared.union, depth=shared.settings.depth, queries=shared.topics.tolist())
     sizes = np.diff(joined.offsets)
     n_q, n_t = shared.grades.shape[1], len(shared.topics)
     pair = np.asarray(joined.qrels_row, np.int64)
     g = shared.grades[np.maximum(pair, 0)].T if len(pair) else np.zeros((n_q, 0), np.int64)  # (qrels, rows)
-    rel = np.where((pair < 0)[None, :] | (g == MISSING), trec.NONPOOL, np.where(g >= 0, g, trec.UNJUDGED))
+    rel = np.where((pair < 0)[None, :] | (g == MISSING), NONPOOL, np.where(g >= 0, g, UNJUDGED))
     span = int(joined.tie_block[-1]) + 1 if len(joined.tie_block) else 0
     blocks = np.concatenate([joined.tie_block + q * span for q in range(n_q)])
     offsets = np.concatenate([[0], np.cumsum(np.tile(sizes, n_q))]).astype(np.int64)

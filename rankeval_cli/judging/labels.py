@@ -55,12 +55,12 @@ class Labels:
         return int(lines.min()) if len(lines) else 0
 
     def union_qrels(self):
-        """A :class:`~rankeval_cli.formats.trec.Qrels` of every pair (grade 0): what a run is
+        """A :class:`~rankeval_cli.formats.trec.qrels.Qrels` of every pair (grade 0): what a run is
         joined with once, its ``qrels_row`` then indexing the pairs."""
-        from ..formats import trec
+        from ..formats.trec.qrels import Qrels
 
         n = len(self.grades)
-        return trec.Qrels("<pairs>", list(self.qids), self.offsets, self.docno, np.zeros(n, np.int64),
+        return Qrels("<pairs>", list(self.qids), self.offsets, self.docno, np.zeros(n, np.int64),
                           np.zeros(n, np.int64))
 
 
@@ -69,10 +69,10 @@ def read_labels(paths: list) -> Labels:
 
     A duplicate pair within a qrels, a malformed line or an empty qrels is the reader's
     error (file and line); a candidate label outside the reference's scale is one too."""
-    from ..formats import trec
     from ..formats.byteids import ByteIds
+    from ..formats.trec.qrels import read_qrels
 
-    qrels = [trec.read_qrels(path) for path in paths]
+    qrels = [read_qrels(path) for path in paths]
     qids = sorted({q for r in qrels for q in r.qids}, key=lambda q: q.encode("utf-8"))
     index = {q: i for i, q in enumerate(qids)}
     codes = [np.repeat(np.array([index[q] for q in r.qids], np.int64), np.diff(r.offsets)) for r in qrels]

@@ -6,6 +6,8 @@ cluster in bold; a legend and the signatures under it."""
 
 from __future__ import annotations
 
+from ..vocabulary import TABLE_FORMATS
+
 #: the headline statistics of the paper table, in order (the TSV holds every statistic)
 LABEL_COLUMNS = ("kappa", "kappa_quadratic", "alpha_ordinal", "agreement_binary")
 RANKING_COLUMNS = ("tau_b", "tau_ap", "spa", "sig_agreement", "best_rank_change")
@@ -55,7 +57,7 @@ def write_paper(out, records, fmt: str, digits: int | None = None) -> None:
     heads = LATEX_HEADINGS if fmt == "latex" else HEADINGS
     header = ["candidate"] + [heads[s] + (f" {m}" if m else "") for _, m, s in columns]
     body = [[c] + [_cell(cells.get((c, col)), fmt, digits) for col in columns] for c in candidates]
-    if fmt not in ("markdown", "latex"):
+    if fmt not in TABLE_FORMATS:
         from ..record_writer import RecordWriter
 
         with RecordWriter(out, fmt) as writer:

@@ -28,8 +28,8 @@ import numpy as np
 from ..batch import Batch, concat, offsets_from_sizes
 from ..errors import DataError
 from ..formats.columns import is_number
+from ..vocabulary import RELEVANCE
 
-RELEVANCE = ("ranks", "grades")
 
 
 def split_specs(specs) -> list[str]:

@@ -37,13 +37,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..vocabulary import DEFAULT_INTRA_KINDS, INTRA_KINDS, SMOOTH_DEFAULTS, SMOOTH_METHODS, TOKENIZERS
+
 #: Highest n-gram order of the statistics (BLEU-4).
 BLEU_ORDER = 4
-#: sacreBLEU's smoothing methods and their default value (k for add-k, the floor for floor).
-SMOOTH_DEFAULTS = {"add-k": 1.0, "exp": None, "floor": 0.1, "none": None}
-SMOOTH_METHODS = tuple(SMOOTH_DEFAULTS)
-#: sacreBLEU tokenizers that need no extra package.
-TOKENIZERS = ("13a", "intl", "zh", "char", "none")
 #: sacreBLEU's floor for the log of a zero precision (``sacrebleu.utils.my_log``).
 LOG_ZERO = -9999999999.0
 
@@ -54,10 +51,6 @@ BLEU_COLUMNS = (
     *(f"bleu_t{n}" for n in range(1, BLEU_ORDER + 1)),
     *(f"bleu_p{n}" for n in range(1, BLEU_ORDER + 1)),
 )
-
-#: Intra-set feature kinds (column suffixes) and the default ones.
-INTRA_KINDS = ("rank", "best", "worst", "dmean")
-DEFAULT_INTRA_KINDS = ("rank", "best", "dmean")
 
 
 # --- sentence BLEU ---------------------------------------------------------------------

@@ -27,12 +27,10 @@ import numpy as np
 from .._version import __version__
 from ..errors import DataError
 from . import data
+from .model_file import FORMAT, VERSION, checked_parts, read_model_file
 from .scaling import Scaler
 from .scorers import MLP, Linear
-from .train import DEFAULTS, fit
-
-FORMAT = "rankeval-learn-model"
-VERSION = 1
+from .train import DEFAULTS, Solver, fit
 
 
 @dataclass
@@ -67,8 +65,6 @@ class Model:
     @classmethod
     def from_dict(cls, obj: dict, source: str | None = None, text: str | None = None) -> "Model":
         """The model of a model file's object, every field checked (:mod:`.model_file`)."""
-        from .model_file import checked_parts
-
         parts = checked_parts(obj, source, text)
         d = len(parts["features"])
         net = Linear(d) if parts["scorer"] == "linear" else MLP(d, parts["hidden"])
@@ -80,8 +76,6 @@ class Model:
 
 def load_model(path: str) -> Model:
     """The model in a model file (a path; gzip, bzip2 or xz allowed); anything else is a DataError."""
-    from .model_file import read_model_file
-
     obj, text, name = read_model_file(path)
     return Model.from_dict(obj, name, text)
 
@@ -129,9 +123,7 @@ def train_model(table: data.Table, objective: str, hp: dict, relevance: str, rep
             raise DataError("every selected feature is constant on the training data",
                             table.sources[0] if table.sources else None)
     scaler = Scaler.fit(X)
-    result = fit(objective, scaler.transform(X), utility, offsets, l2=hp["lambda"], hidden=hp["hidden"],
-                 loss=hp.get("loss", DEFAULTS["loss"]), max_iter=hp["max_iter"], seed=hp.get("seed", DEFAULTS["seed"]),
-                 gtol=hp["gtol"])
+    result = fit(objective, scaler.transform(X), utility, offsets, Solver.of(hp))
     if report and not result.converged:
         report(f"training: L-BFGS-B stopped after {result.iterations} iterations without converging "
                f"({result.message}); raise --max-iter")

@@ -5,7 +5,7 @@ all. Whatever it holds ends in a :class:`Model` whose numbers are all finite and
 shapes agree, or in a :class:`DataError` naming the file and, where the file has it, the
 line of the offending key (the writer puts one top-level key per line):
 
-- the whole file is at most :func:`~rankeval_cli.textio.max_line_bytes` (it is one record);
+- the whole file is at most :func:`~rankeval_cli.inputs.max_line_bytes` (it is one record);
 - strict JSON: no ``NaN``/``Infinity``, no integer of more than 400 digits (Python refuses to
   convert beyond 4300), no nesting deeper than the interpreter's recursion limit;
 - ``features``: distinct non-empty strings; ``scaling``: a finite mean and a positive finite
@@ -22,6 +22,9 @@ import re
 
 from ..errors import DataError
 
+#: the ``format`` of a model file, and the ``version`` of it this rankeval writes and reads
+FORMAT = "rankeval-learn-model"
+VERSION = 1
 #: longest integer literal read (a float's range ends near 10^308)
 MAX_DIGITS = 400
 
@@ -50,7 +53,7 @@ def _constant(token: str):
 
 def read_model_file(path) -> tuple[dict, str, str]:
     """``(object, text, name)`` of a model file; a file that is not JSON is a DataError."""
-    from ..textio import decode, format_size, max_line_bytes, open_binary, read_chunk, source_name
+    from ..inputs import decode, format_size, max_line_bytes, open_binary, read_chunk, source_name
 
     name = source_name(path)
     cap = max_line_bytes()
@@ -139,14 +142,12 @@ def _shown(value) -> str:
 def checked_parts(obj, source: str | None = None, text: str | None = None) -> dict:
     """The validated pieces of a model object: objective, scorer, relevance, features, hidden,
     mean, std, weights (a dict of float lists), hyperparameters, training."""
-    from ..learn.data import RELEVANCE
+    from .data import RELEVANCE
     from .objectives import OBJECTIVES
 
     c = Checked(obj, source, text)
     if not isinstance(obj, dict):
         raise DataError("not a rankeval model file (expected a JSON object)", source, 1)
-    from .model import FORMAT, VERSION
-
     if obj.get("format") != FORMAT:
         raise DataError(f"not a rankeval model file (expected \"format\": \"{FORMAT}\")", source, c.line_of("format"))
     if obj.get("version") != VERSION:

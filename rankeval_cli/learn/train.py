@@ -28,6 +28,27 @@ DEFAULTS = {
 }
 
 
+@dataclass(frozen=True)
+class Solver:
+    """The settings of a fit: the L2 penalty λ, the hidden layer's width (0: a linear scorer),
+    RankSVM's loss, L-BFGS-B's iteration cap and gradient tolerance, and the seed of a
+    network's first weights."""
+
+    l2: float = DEFAULTS["lambda"]
+    hidden: int = DEFAULTS["hidden"]
+    loss: str = DEFAULTS["loss"]
+    max_iter: int = DEFAULTS["max_iter"]
+    seed: int = DEFAULTS["seed"]
+    gtol: float = DEFAULTS["gtol"]
+
+    @classmethod
+    def of(cls, hp: dict) -> "Solver":
+        """The settings of a model's hyperparameters (named as in the model file; ``loss`` and
+        ``seed``, kept only where they apply, otherwise the defaults)."""
+        return cls(l2=hp["lambda"], hidden=hp["hidden"], loss=hp.get("loss", DEFAULTS["loss"]),
+                   max_iter=hp["max_iter"], seed=hp.get("seed", DEFAULTS["seed"]), gtol=hp["gtol"])
+
+
 @dataclass
 class Fit:
     theta: np.ndarray
@@ -57,16 +78,15 @@ def objective_function(name: str, X: np.ndarray, utility: np.ndarray, offsets: n
     return f, net, ctx
 
 
-def fit(name: str, X: np.ndarray, utility: np.ndarray, offsets: np.ndarray, *, l2: float = DEFAULTS["lambda"],
-        hidden: int = 0, loss: str = DEFAULTS["loss"], max_iter: int = DEFAULTS["max_iter"],
-        seed: int = DEFAULTS["seed"], gtol: float = DEFAULTS["gtol"]) -> Fit:
+def fit(name: str, X: np.ndarray, utility: np.ndarray, offsets: np.ndarray, solver: Solver = Solver()) -> Fit:
     """Train objective ``name`` on scaled features ``X`` with gold ``utility`` (higher = better)."""
     from scipy.optimize import minimize
 
-    f, net, ctx = objective_function(name, X, utility, offsets, l2=l2, hidden=hidden, loss=loss)
-    theta0 = net.init(np.random.default_rng(seed))
+    f, net, ctx = objective_function(name, X, utility, offsets, l2=solver.l2, hidden=solver.hidden,
+                                     loss=solver.loss)
+    theta0 = net.init(np.random.default_rng(solver.seed))
     result = minimize(f, theta0, jac=True, method="L-BFGS-B",
-                      options={"maxiter": max_iter, "gtol": gtol, "ftol": 1e-15, "maxcor": 20})
+                      options={"maxiter": solver.max_iter, "gtol": solver.gtol, "ftol": 1e-15, "maxcor": 20})
     return Fit(theta=result.x, scorer=net, value=float(result.fun), iterations=int(result.nit),
                converged=bool(result.success), message=str(result.message),
                n_pairs=getattr(ctx, "n_pairs", None))

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..vocabulary import GAINS
 from .ties import (DEFAULT_TIE_POLICY, Prepared, block_mean, check_choice, check_k, position_discount,
                    prepare_group, segment_reduce, segment_sum, stream, summarize)
 
-GAINS = ("exp", "linear")
 
 
 def _scaled_gain(prep: Prepared, gain: str):

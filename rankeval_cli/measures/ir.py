@@ -2,7 +2,7 @@
 
 Every measure reads a *ranking* per query (the retrieved documents in order, each with
 its relevance value: a grade ≥ 0, −1 = not in the qrels, −2 = a negative qrels grade,
-see :mod:`rankeval_cli.formats.trec`) and the query's *judgments* (its non-negative
+see :mod:`rankeval_cli.formats.trec.join`) and the query's *judgments* (its non-negative
 qrels grades, highest first). With ℓ the relevance level (``--rel-level``, trec_eval
 ``-l``, default 1), a document is relevant when its grade is ≥ ℓ; R = the number of
 judged documents with grade ≥ ℓ, retrieved or not; N = those judged with 0 ≤ grade < ℓ;
@@ -314,7 +314,7 @@ def ranking_from_rows(offsets, gold, pred, item, tie_policy: str):
     judged; a row without pred but with gold is a judged document the run did not retrieve.
     Rows with neither are ignored. Returns (ranking, order of retrieved input rows)."""
     from ..batch import sort_within_groups
-    from ..formats.trec import docno_words
+    from ..formats.trec.join import docno_words
 
     offsets = np.asarray(offsets, dtype=np.int64)
     q = len(offsets) - 1

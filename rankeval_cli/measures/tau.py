@@ -31,7 +31,8 @@ with Kendall's tie-corrected null variance of S per group.
 
 Tie calibration (Deutsch, Foster & Freitag 2023, "Ties Matter"): for ``eq`` and
 ``acc-eq``, pred pairs with |Δpred| ≤ ε count as pred ties, ε chosen among 0 and
-the observed |Δpred| to maximize the micro or macro score (smallest ε on ties).
+the observed |Δpred| to maximize the micro or macro score (smallest ε on ties);
+the pairs are counted one by one (:mod:`.pair_thresholds`).
 """
 
 from __future__ import annotations
@@ -44,22 +45,15 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..errors import DataError
 from ..exactsum import ExactSum
+from ..vocabulary import CALIBRATED_VARIANTS as CALIBRATED
+from ..vocabulary import TAU_ALIASES as ALIASES
+from ..vocabulary import TAU_AVERAGES as AVERAGES
+from ..vocabulary import TAU_VARIANTS as VARIANTS
+from .pair_thresholds import (best_epsilon, categories, check_pair_memory, check_pair_options, gold_absdiff,
+                              plain_counts, thresholded_counts)
 from .pairs import PairCounts, pair_counts, pair_table
 
-VARIANTS = ("penalize", "ignore", "wmt14", "include", "a", "b", "c", "eq", "acc-eq")
-ALIASES = {
-    **{f"wmt{y:02d}": "penalize" for y in range(8, 13)},
-    "darr": "penalize",
-    "wmt13": "ignore",
-    "wmt15": "wmt14",
-    "wmt16": "wmt14",
-    "tau-a": "a", "tau-b": "b", "tau-c": "c",
-    "tau-eq": "eq", "tau23": "eq", "acc23": "acc-eq",
-}
-CALIBRATED = ("eq", "acc-eq")
-AVERAGES = ("micro", "macro")
 #: Tie calibration holds every pair in memory (about 17 bytes each).
 CALIBRATION_MAX_PAIRS = 20_000_000
 _COUNTS = ("C", "D", "T_h", "T_m", "T_hm")
@@ -256,11 +250,6 @@ class TauAccumulator:
 
 # Tie calibration ---------------------------------------------------------------------
 
-# Pair categories in _COUNTS order: C, D, T_h, T_m, T_hm.
-_C, _D, _TH, _TM, _THM = range(5)
-_CATEGORY_VALUE = {"acc-eq": np.array([1, 0, 0, 0, 1]), "eq": np.array([1, -1, -1, -1, 1])}
-
-
 @dataclass
 class TieCalibrator:
     """Collects every pair of a stream, then finds the best pred tie threshold ε.
@@ -291,8 +280,7 @@ class TieCalibrator:
         self._n_pairs = check_pair_memory(batch, n, self._n_pairs, self.max_pairs,
                                           "tie calibration keeps every item pair in memory")
         group, gcmp, pcmp, absdiff = pair_table(batch.gold, batch.pred, batch.offsets)
-        untied = np.where(gcmp == 0, _TH, np.where(gcmp == pcmp, _C, _D))
-        tied = np.where(gcmp == 0, _THM, _TM)
+        untied, tied = categories(gcmp, pcmp)
         if self.min_diff is not None:
             keep = gold_absdiff(batch.gold, batch.pred, batch.offsets) >= self.min_diff
             group, untied, tied, absdiff = group[keep], untied[keep], tied[keep], absdiff[keep]
@@ -310,99 +298,10 @@ class TieCalibrator:
         epsilon = best_epsilon(self.variant, self.average, group, untied, tied, absdiff, kept)
         category = np.where(absdiff <= epsilon, tied, untied)
         per_group = np.bincount(group * 5 + category, minlength=5 * len(n)).reshape(-1, 5).T
-        counts = _plain_counts(n, skipped, per_group)
+        counts = plain_counts(n, skipped, per_group)
         acc = TauAccumulator(self.variant, set_p_value=False)
         rows = acc.add_counts(group_ids, counts)
         return epsilon, rows, acc.summary(epsilon)
-
-
-def check_pair_options(variant: str, epsilon, min_diff) -> None:
-    """Reject what the pair-by-pair counts cannot define: tau-c, negative thresholds."""
-    if variant == "c":
-        raise ValueError("tau-c is not defined with a pred tie threshold or a minimum gold difference "
-                         "(its denominator counts distinct values)")
-    if (epsilon is not None and epsilon < 0) or (min_diff is not None and min_diff < 0):
-        raise ValueError("epsilon and the minimum gold difference must be >= 0")
-
-
-def check_pair_memory(batch, n, already: int, max_pairs: int, what: str) -> int:
-    """Pairs so far plus this batch's; past ``max_pairs`` a DataError at the group that crosses it."""
-    total = already + np.cumsum(n * (n - 1) // 2)
-    if len(total) and total[-1] > max_pairs:
-        g = int(np.argmax(total > max_pairs))
-        source, line = batch.row_location(int(batch.offsets[g]))
-        raise DataError(f"{what} and stops at {max_pairs} pairs; this input has more by group "
-                        f"{batch.group[g]!r} (long groups?)", source or batch.source, line)
-    return int(total[-1]) if len(total) else already
-
-
-def gold_absdiff(gold, pred, offsets) -> np.ndarray:
-    """|gold_j - gold_i| of every pair, in :func:`~.pairs.pair_table` order."""
-    return pair_table(pred, gold, offsets)[3]
-
-
-def thresholded_counts(gold, pred, offsets, epsilon=None, min_diff=None) -> PairCounts:
-    """Pair counts where pred pairs with |Δpred| <= epsilon are ties and pairs with
-    |Δgold| < min_diff are not counted (no tie-block statistics: p is not defined)."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    group, gcmp, pcmp, absdiff = pair_table(gold, pred, offsets)
-    category = np.where(absdiff <= (epsilon or 0.0), np.where(gcmp == 0, _THM, _TM),
-                        np.where(gcmp == 0, _TH, np.where(gcmp == pcmp, _C, _D)))
-    if min_diff is not None:
-        keep = gold_absdiff(gold, pred, offsets) >= min_diff
-        group, category = group[keep], category[keep]
-    gold = np.asarray(gold, dtype=np.float64)
-    pred = np.asarray(pred, dtype=np.float64)
-    present = ~(np.isnan(gold) | np.isnan(pred))
-    sizes = np.diff(offsets)
-    n = np.bincount(np.repeat(np.arange(len(sizes)), sizes), weights=present, minlength=len(sizes)).astype(np.int64)
-    per_group = np.bincount(group * 5 + category, minlength=5 * len(sizes)).reshape(-1, 5).T
-    return _plain_counts(n, sizes - n, per_group)
-
-
-def best_epsilon(variant, average, group, untied, tied, absdiff, pairs_per_group) -> float:
-    """The smallest ε in {0} ∪ {|Δpred|} maximizing the micro or macro score.
-
-    Score(ε) = Σ_pairs w · value(category at ε), value from the variant
-    (acc-eq: C, T_hm → 1; eq: also D, T_h, T_m → -1), w = 1 (micro) or 1/N_g
-    (macro; as integers L/N_g with L = lcm of the N_g when that fits in int64).
-    Sorting pairs by |Δpred|, the score at each threshold is a prefix sum of the
-    changes value(tied) - value(untied).
-    """
-    if len(group) == 0:
-        return 0.0  # no pair to calibrate on
-    value = _CATEGORY_VALUE[variant]
-    weight = _pair_weights(average, group, pairs_per_group)
-    change = (value[tied] - value[untied]) * weight
-    order = np.argsort(absdiff, kind="stable")
-    sorted_diff = absdiff[order]
-    score = np.cumsum(change[order])
-    last = np.flatnonzero(np.append(sorted_diff[1:] != sorted_diff[:-1], True))
-    thresholds, scores = sorted_diff[last], score[last]
-    if not len(thresholds) or thresholds[0] > 0:
-        thresholds = np.concatenate(([0.0], thresholds))
-        scores = np.concatenate(([0], scores))
-    return float(thresholds[int(np.argmax(scores))])
-
-
-def _pair_weights(average, group, pairs_per_group):
-    if average == "micro":
-        return np.ones(len(group), np.int64)
-    sizes = np.unique(pairs_per_group[pairs_per_group > 0]).tolist()
-    lcm = math.lcm(*sizes) if sizes else 1
-    if 2 * lcm * max(len(pairs_per_group), 1) < 2**62:
-        per_group = np.zeros(len(pairs_per_group), np.int64)
-        positive = pairs_per_group > 0
-        per_group[positive] = lcm // pairs_per_group[positive]
-        return per_group[group]
-    return 1.0 / pairs_per_group[group]
-
-
-def _plain_counts(n, skipped, per_group) -> PairCounts:
-    """PairCounts from category counts alone (no tie-block statistics: p is not defined)."""
-    zeros = np.zeros(len(n), np.int64)
-    return PairCounts(n, skipped, *per_group, zeros, zeros, zeros, zeros.astype(float), zeros.astype(float),
-                      zeros, zeros.astype(float), zeros.astype(float))
 
 
 # Python API --------------------------------------------------------------------------

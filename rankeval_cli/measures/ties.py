@@ -47,11 +47,8 @@ from ..batch import (SORT_BUCKET_MAX, Batch, bucket_matrix, bucket_put, group_in
 from ..errors import DataError
 from ..exactsum import ExactSum
 from ..ranks import normalize_ranks
-
-TIE_POLICIES = ("pessimistic", "optimistic", "expected", "trec")
-DEFAULT_TIE_POLICY = "pessimistic"
-RELEVANCE_MODES = ("ranks", "grades")
-MISSING_PRED = ("drop", "last", "error")
+from ..vocabulary import DEFAULT_TIE_POLICY, MISSING_PRED, TIE_POLICIES
+from ..vocabulary import RELEVANCE as RELEVANCE_MODES
 
 
 @dataclass

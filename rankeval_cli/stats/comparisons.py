@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .resample import DEFAULT_REPLICATES, DEFAULT_SEED, MeanStat
+from ..vocabulary import DEFAULT_MT_TESTS, DEFAULT_REPLICATES, DEFAULT_SEED, TESTS
+from .resample import MeanStat
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "tukey", "randomized-tukey")
 #: tests that need per-topic values (a mean measure)
 PER_TOPIC = ("t", "wilcoxon", "tukey", "randomized-tukey")
 #: tests whose p-values already control the error over all pairs
@@ -79,7 +79,7 @@ class Systems:
 
 @dataclass(frozen=True)
 class Settings:
-    tests: tuple = ("randomization", "bootstrap")
+    tests: tuple = DEFAULT_MT_TESTS
     level: float = 0.95
     bootstrap: int = DEFAULT_REPLICATES
     permutations: int = DEFAULT_REPLICATES

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..vocabulary import GROUPINGS, PERMUTATION_STREAMS, TASK_WEIGHTS
+
 #: base name -> (level, statistic). Levels: seg (segment matrices, grouped), sys (system scores),
 #: pa (pairwise accuracy of system scores), spa (soft pairwise accuracy from segment scores).
 MEASURES = {
@@ -37,8 +39,7 @@ DEFAULT_MEASURES = ("sys-pa", "spa", "sys-pearson", "seg-acc-eq@item", "seg-pear
 #: The WMT24-25 task set (mt-metrics-eval tasks.WMT24, tasks.WMT25): per language pair SPA and
 #: tie-calibrated acc-eq grouped by item, equal weights; the measures of ``--task-weights wmt25``.
 WMT25_MEASURES = ("spa", "seg-acc-eq@item")
-WEIGHT_SCHEMES = ("uniform", "wmt23", "wmt25")
-GROUPINGS = ("none", "item", "system")
+WEIGHT_SCHEMES = TASK_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def parse_measures(texts, average_by: str | None = None, weights: str = "uniform
 
 
 #: where the permutation trials draw from (:mod:`.metaeval.pair_units`)
-STREAMS = ("per-pair", "mtme")
+STREAMS = PERMUTATION_STREAMS
 
 
 @dataclass

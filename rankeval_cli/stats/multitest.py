@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import math
 
+from ..vocabulary import CORRECTIONS
+
 #: --correction choices; ``bh`` and ``by`` control the FDR, the others the FWER.
-CORRECTIONS = ("none", "holm", "bonferroni", "bh", "by")
 #: What each correction controls, for the table legend and the docs.
 CONTROLS = {"holm": "FWER", "bonferroni": "FWER", "bh": "FDR", "by": "FDR"}
 #: Names for legends.

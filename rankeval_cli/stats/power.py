@@ -53,8 +53,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DESIGNS = ("t", "anova", "ci")
-VARIANCES = ("within", "residual", "paired")
 #: largest topic count searched for
 MAX_TOPICS = 10 ** 7
 

@@ -48,10 +48,7 @@ from typing import Iterator
 
 import numpy as np
 
-#: Default seed of every resampling (recorded in the signature).
-DEFAULT_SEED = 12345
-#: Default number of bootstrap replicates.
-DEFAULT_REPLICATES = 1000
+from ..vocabulary import DEFAULT_REPLICATES, DEFAULT_SEED  # noqa: F401  (the resampling's defaults)
 #: Replicate counts (replicates × groups) held in memory at once.
 CHUNK_CELLS = 1 << 22
 #: Random streams of one seed: bootstrap replicates and randomization trials never share draws.

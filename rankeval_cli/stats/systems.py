@@ -16,10 +16,8 @@ import numpy as np
 
 from ..batch import Batch
 from ..errors import DataError
+from ..vocabulary import DIRECTIONS
 from .resample import GroupColumns, MeanStat, TauMicroStat, tau_raw
-
-POSITION_MEASURES = ("mrr", "ndcg", "err", "rankdcg")
-MEASURES = ("tau",) + POSITION_MEASURES
 
 
 @dataclass
@@ -206,7 +204,7 @@ def parse_column_list(text: str) -> list[ColumnSystem]:
         part = part.strip()
         direction = None
         name, _, suffix = part.rpartition(":")
-        if name and suffix in ("higher", "lower"):
+        if name and suffix in DIRECTIONS:
             direction, part = suffix == "higher", name
         if not part:
             raise ValueError(f"empty column name in {text!r}")
@@ -298,3 +296,24 @@ class ItemTable:
         if self.values:
             out[np.concatenate(self.system_index), np.concatenate(self.group_index)] = np.concatenate(self.values)
         return list(self.systems), list(self.groups), out
+
+
+# --- systems of several predictions ------------------------------------------------------------
+
+def systems_of_scorers(spec: MeasureSpec, scorers: list, results: list, groups, level: float):
+    """The :class:`~.comparisons.Systems` of scored predictions and {system: its undefined groups}:
+    ``groups`` lists (name, indexes of its scorers) per system; a system of several predictions
+    (runs) has their mean per group and value, and the summary of its runs at ``level``."""
+    from .comparisons import Systems
+    from .effect import runs_summary
+
+    raws, values, counts, runs, undefined = [], [], [], [], {}
+    for i, (_, members) in enumerate(groups):
+        member_raws = [scorers[j].raw() for j in members]
+        raws.append(member_raws[0] if len(members) == 1 else np.mean(np.stack(member_raws), axis=0))
+        member_values = [results[j]["value"] for j in members]
+        values.append(member_values[0] if len(members) == 1 else float(np.mean(member_values)))
+        counts.append(results[members[0]]["groups"] - results[members[0]]["undefined"])  # the groups averaged
+        runs.append(runs_summary(member_values, level) if len(members) > 1 else None)
+        undefined[i] = {"undefined": results[members[0]]["undefined"]}
+    return Systems([name for name, _ in groups], spec.stat(), raws, values, groups=counts, runs=runs), undefined

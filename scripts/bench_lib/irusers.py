@@ -106,7 +106,7 @@ def _status_mb(field: str) -> float:
 
 
 def read(path: str) -> dict:
-    from rankeval_cli.formats.trec import read_run
+    from rankeval_cli.formats.trec.run import read_run
 
     start = time.perf_counter()
     rows = read_run(path).n_rows

@@ -232,7 +232,7 @@ def trec_pyarrow(run_path: str) -> dict:
 
 def rankeval_read(paths: list) -> dict:
     """rankeval's TREC reader on every file (what fusion reads before it fuses)."""
-    from rankeval_cli.formats.trec import read_run
+    from rankeval_cli.formats.trec.run import read_run
 
     start = time.perf_counter()
     rows = sum(read_run(path).n_rows for path in paths)

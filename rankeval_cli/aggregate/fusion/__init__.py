@@ -145,11 +145,11 @@ def ranked(cand_query: np.ndarray, cand_doc: np.ndarray, scores: np.ndarray, dep
 
 def fuse_files(sources, fusion: Fusion | str = DEFAULT_METHOD, normalization: str = DEFAULT_NORMALIZATION,
                k: float = DEFAULT_RRF_K, depth: int | None = None, *, train_qrels=None, report=None) -> Fused:
-    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.read_run`). Query ids
+    """Fuse TREC run files (read by :func:`rankeval_cli.formats.trec.run.read_run`). Query ids
     and docnos are fused as integer codes in the ids' byte order, so that no id is held at
     the width of the longest; the fused run's ``query`` is an object array of ``str``, its
     ``doc`` a :class:`~rankeval_cli.formats.byteids.ByteIds` column. ``train_qrels`` is a
-    qrels file (:func:`~rankeval_cli.formats.trec.read_qrels`) for the methods that learn;
+    qrels file (:func:`~rankeval_cli.formats.trec.qrels.read_qrels`) for the methods that learn;
     ``report`` receives a note on what they were trained on."""
     from .files import locate_repeat, read_stacked
     from .lists import Repeated

@@ -15,7 +15,7 @@ import numpy as np
 
 @dataclass
 class Topics:
-    qrels: object  # formats.trec.Qrels
+    qrels: object  # formats.trec.qrels.Qrels
     names: list  # the query ids of the stacked runs (str), by query code
     index: np.ndarray  # the qrels index of each evaluated topic
     code: np.ndarray  # the stacked query code of each evaluated topic
@@ -37,7 +37,9 @@ def topics_of(qrels, names: list, measure_name: str) -> Topics:
 
 def values(topics: Topics, query: np.ndarray, docno, score: np.ndarray) -> np.ndarray:
     """The measure per evaluated topic of a run given per row: stacked query code, docno (ByteIds), score."""
-    from ...formats.trec import LineMap, Run, join
+    from ...formats.trec.fields import LineMap
+    from ...formats.trec.join import join
+    from ...formats.trec.run import Run
     from ...ir.evaluate import Settings, evaluate
     from ...measures.ir import ranking_from_joined
 

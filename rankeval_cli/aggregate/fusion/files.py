@@ -10,7 +10,7 @@ from .lists import Stacked, stack_codes
 def locate_repeat(sources, repeated) -> None:
     """Raise the DataError (file and line) of the document a run lists twice (see lists.Repeated)."""
     from ...formats.byteids import ByteIds
-    from ...formats.trec import read_run
+    from ...formats.trec.run import read_run
 
     run = read_run(sources[repeated.run])
     docs, doc = ByteIds.concat([run.docno]).unique()
@@ -24,7 +24,8 @@ def read_stacked(sources, train_qrels=None):
     ``train_qrels`` included), so that sorting codes sorts ids as trec_eval compares them.
     """
     from ...formats.byteids import ByteIds
-    from ...formats.trec import read_qrels, read_run
+    from ...formats.trec.qrels import read_qrels
+    from ...formats.trec.run import read_run
 
     runs = [read_run(source) for source in sources]
     qrels = read_qrels(train_qrels) if train_qrels is not None else None
@@ -56,7 +57,7 @@ def _coded_qrels(stacked: Stacked, query: np.ndarray, doc: np.ndarray, grade: np
 def check_repeats(run, query: np.ndarray, doc: np.ndarray, docs, qids) -> None:
     """A document listed twice for one query of a run is an error at its second line."""
     from ...errors import DataError
-    from ...formats.trec import shown
+    from ...formats.trec.fields import shown
 
     key = query * max(len(docs), 1) + doc
     order = np.argsort(key, kind="stable")

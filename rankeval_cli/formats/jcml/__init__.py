@@ -52,7 +52,7 @@ from typing import Iterator
 
 from ...batch import BATCH_ROWS, Batch
 from ...errors import DataError
-from ...textio import open_binary, read_chunk, source_name
+from ...inputs import open_binary, read_chunk, source_name
 from .read import batches, scan
 from .write import write_jcml
 

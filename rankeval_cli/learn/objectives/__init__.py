@@ -12,13 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-#: objective name -> module
-OBJECTIVES = {
-    "ranksvm": "ranksvm",
-    "listnet": "listnet",
-    "listmle": "listmle",
-    "regression": "regression",
-}
+from ...vocabulary import OBJECTIVES  # each objective is the module of its name here
 
 #: objectives that take a one-hidden-layer network (--hidden)
 NONLINEAR_OK = ("listnet", "listmle")
@@ -28,4 +22,4 @@ def objective(name: str):
     """The module of objective ``name`` (with ``prepare`` and ``loss``)."""
     if name not in OBJECTIVES:
         raise ValueError(f"unknown objective {name!r}; known: {', '.join(OBJECTIVES)}")
-    return importlib.import_module(f"{__name__}.{OBJECTIVES[name]}")
+    return importlib.import_module(f"{__name__}.{name}")

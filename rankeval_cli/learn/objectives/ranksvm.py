@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import RANKSVM_LOSSES as LOSSES
 from ..groups import within_group_pairs
 
-LOSSES = ("squared-hinge", "hinge")
 
 
 @dataclass

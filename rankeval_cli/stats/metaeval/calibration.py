@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...measures.pairs import pair_table
-from ...measures.tau import _plain_counts, best_epsilon, numerator_denominator
+from ...measures.pair_thresholds import best_epsilon, plain_counts
+from ...measures.tau import numerator_denominator
 
 #: Pair-level computations (epsilon, min_human_diff, calibration) hold every pair in memory.
 MAX_PAIRS = 20_000_000
@@ -51,18 +52,18 @@ def pair_categories(human, metric, offsets, *, epsilon=None, min_human_diff=None
 def counts_from_categories(group, category, n_groups, n_items):
     """PairCounts (without tie-block statistics) from per-pair categories."""
     per_group = np.bincount(group * 5 + category, minlength=5 * n_groups).reshape(-1, 5).T
-    return _plain_counts(np.asarray(n_items, np.int64), np.zeros(n_groups, np.int64), per_group)
+    return plain_counts(np.asarray(n_items, np.int64), np.zeros(n_groups, np.int64), per_group)
 
 
 def counts_at(human, metric, offsets, epsilon: float, *, min_human_diff=None):
     """PairCounts (without tie-block statistics) at metric tie threshold ``epsilon`` ≥ 0: every pair
     enumerated (:func:`pair_categories`), or above ``SWEEP_MIN_PAIRS`` pairs counted per group in
     O(n log n) (:class:`ThresholdCounts`; not with ``min_human_diff``)."""
-    from ...measures.tau import _plain_counts
+    from ...measures.pair_thresholds import plain_counts
 
     n = np.diff(offsets)
     if min_human_diff is None and int((n * (n - 1) // 2).sum()) > SWEEP_MIN_PAIRS:
-        return _counts_at(ThresholdCounts(human, metric, offsets), float(epsilon), _plain_counts)
+        return _counts_at(ThresholdCounts(human, metric, offsets), float(epsilon), plain_counts)
     group, category, _, _, _ = pair_categories(human, metric, offsets, epsilon=epsilon,
                                                min_human_diff=min_human_diff)
     return counts_from_categories(group, category, len(n), n)
@@ -82,7 +83,7 @@ def calibrated_counts(variant, human, metric, offsets, *, weighting="plain", min
     the mean (a bootstrap resample's pairs without those between copies of one cell).
 
     Up to ``SWEEP_MIN_PAIRS`` pairs they are enumerated and scored at every threshold
-    (:func:`~rankeval_cli.measures.tau.best_epsilon`); above, :func:`sweep_calibrated_counts`
+    (:func:`~rankeval_cli.measures.pair_thresholds.best_epsilon`); above, :func:`sweep_calibrated_counts`
     finds the same ε and counts in bounded memory (not with ``min_human_diff``).
     """
     n = np.diff(offsets)
@@ -230,7 +231,7 @@ def kendall_s(x, y, offsets) -> np.ndarray:
 def group_weights(weighting: str, pairs) -> np.ndarray:
     """Weight of each group's pair-count score: 1 (pooled, ``weighting="pairs"``) or 1/P_g (the mean
     over groups), as the integers L/P_g with L = lcm of the P_g when Σ L fits in int64, so scores
-    compare exactly (as :func:`~rankeval_cli.measures.tau.best_epsilon` weighs each pair)."""
+    compare exactly (as :func:`~rankeval_cli.measures.pair_thresholds.best_epsilon` weighs each pair)."""
     import math
 
     pairs = np.asarray(pairs, np.int64)
@@ -262,7 +263,7 @@ def sweep_calibrated_counts(variant, human, metric, offsets, *, weighting="plain
     enumerated (their pairs sorted by |Δmetric|, scores by prefix sums) once they hold
     at most ``band_pairs`` pairs — so memory is O(n + band_pairs) and the result is exact.
     """
-    from ...measures.tau import _plain_counts
+    from ...measures.pair_thresholds import plain_counts
 
     if variant not in _GAIN:
         raise ValueError(f"tie calibration applies to eq and acc-eq, not {variant!r}")
@@ -290,7 +291,7 @@ def sweep_calibrated_counts(variant, human, metric, offsets, *, weighting="plain
 
     top = float(np.max(tc.m_a - tc.m_a[tc.start_a], initial=0.0)) if len(tc.m_a) else 0.0
     if top <= 0:
-        return _counts_at(tc, 0.0, _plain_counts), 0.0
+        return _counts_at(tc, 0.0, plain_counts), 0.0
     points = [(0.0, f0, th0, lo0)]
     grid = _sample_thresholds(tc, lo0, tc.start_a, rng, 15) if int((lo0 - tc.start_a).sum()) > band_pairs else []
     for t in grid + [top]:
@@ -318,7 +319,7 @@ def sweep_calibrated_counts(variant, human, metric, offsets, *, weighting="plain
         f_m, th_m, lo_m = evaluate(mid)
         stack.append(((mid, f_m, th_m, lo_m), (b, f_b, th_b, lo_b)))
         stack.append(((a, f_a, th_a, lo_a), (mid, f_m, th_m, lo_m)))
-    return _counts_at(tc, best[1], _plain_counts), best[1]
+    return _counts_at(tc, best[1], plain_counts), best[1]
 
 
 def _total(x):

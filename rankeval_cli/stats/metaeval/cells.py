@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...batch import group_index, offsets_from_sizes
+from ...vocabulary import GROUPINGS as AVERAGE_BY
 
-AVERAGE_BY = ("none", "item", "system")
 WEIGHTINGS = ("plain", "items", "pairs")
 
 

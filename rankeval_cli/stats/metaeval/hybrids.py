@@ -13,6 +13,7 @@ import numpy as np
 
 from ...batch import group_index, offsets_from_sizes
 from ...measures.tau import numerator_denominator, ratio
+from ...vocabulary import CALIBRATED_VARIANTS
 from .calibration import PAIR_C, PAIR_D, PAIR_TH, PAIR_THM, PAIR_TM
 from .cells import average_groups
 from .segment import check_statistic, group_values, pdp_values
@@ -258,7 +259,7 @@ class PairStatistic:
             self.has_pairs = per_group > 0
             self.starts = offsets_from_sizes(per_group)[:-1][self.has_pairs]
         self.human_tied = self._sum(self.hcmp[None] == 0)[0]  # T_h + T_hm per group
-        self.simple = variant in ("eq", "acc-eq")
+        self.simple = variant in CALIBRATED_VARIANTS
 
     def categories(self, xi, xj) -> np.ndarray:
         """Category (C, D, T_h, T_m, T_hm) of every pair for metric values xi, xj (any leading shape)."""

@@ -36,6 +36,7 @@ import numpy as np
 
 from ...batch import group_index, offsets_from_sizes
 from ...measures.tau import canonical_variant, ratio
+from ...vocabulary import CALIBRATED_VARIANTS
 from .calibration import MAX_PAIRS
 from .cells import Cells, as_matrix, average_groups, complete_segments, grouped_cells
 from .hybrids import PairStatistic, SpaStatistic, make_cell_statistic
@@ -191,7 +192,7 @@ def _pairwise_permutation_by_counts(human, a, b, offsets, variant, epsilon_a, ep
     bits, drawn per group and trial instead of one bit per pair. The counts come from the
     pairs enumerated in bounded chunks. Same early stopping as :func:`pairwise_permutation`.
     """
-    if variant not in ("eq", "acc-eq"):
+    if variant not in CALIBRATED_VARIANTS:
         raise ValueError(f"groups of more than {MAX_PAIRS} pairs: the pairwise test supports eq and acc-eq, "
                          f"not {variant!r}")
     n = np.diff(offsets)

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-DEFINITIONS = ("wmt25", "wmt24")
+from ...vocabulary import SPAN_DEFINITIONS as DEFINITIONS
+
 MAJOR = ("major", "critical")
 #: characters counted per chunk of translations (bounds memory)
 CHUNK_CHARS = 1 << 20

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import SPA_SUMS
 from .cells import as_matrix, complete_segments
 from .segment import seg_statistic
 from .signflip import count_at_most, flip_matrix
@@ -85,10 +86,9 @@ def permutation_signs(n_seg: int, permutations: int = 1000, seed: int = SPA_SEED
     return signs
 
 
-#: How SPA's sign-flip sums are computed: ``exact`` decides every trial exactly
+#: How SPA's sign-flip sums are computed (:data:`SPA_SUMS`): ``exact`` decides every trial exactly
 #: (:mod:`.signflip`), the same on every machine; ``float32`` performs mt-metrics-eval's float32
 #: matrix product (pce.py), whose rounding depends on the CPU's BLAS kernel.
-SPA_SUMS = ("exact", "float32")
 
 
 @dataclass(frozen=True)

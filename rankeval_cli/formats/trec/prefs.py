@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..textio import source_name
-from .trec_lines import field_lines, number, text_id
+from ...inputs import source_name
+from .lines import field_lines, number, text_id
 
 PREFS_FIELDS = ("qid", "jg", "jsg", "docno", "level")
 QRELS_PREFS_FIELDS = ("qid", "jg", "docno", "level")

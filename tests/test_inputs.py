@@ -1,4 +1,4 @@
-"""textio: the cap on one input line, blank runs left out by the readers that skip them, sizes.
+"""rankeval_cli.inputs: the cap on one input line, blank runs left out by the readers that skip them, sizes.
 
 The cap and the blank runs are also run at scale, under a memory limit, in
 tests/test_resources.py; here they are checked in-process, on every line reader.
@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from robust import check_exit, datasets, fuzz_settings, invoke, tsv_lines
-from rankeval_cli import textio
+from rankeval_cli import inputs
 from rankeval_cli.errors import DataError
-from rankeval_cli.textio import format_size, iter_lines, max_line_bytes, parse_size, read_blocks
+from rankeval_cli.inputs import format_size, iter_lines, max_line_bytes, parse_size, read_blocks
 
 from conftest import TEST_DATA
 
@@ -124,11 +124,11 @@ def test_a_model_file_is_one_record_under_the_cap(tmp_path):
 # --- read_blocks: the cap at every block size, blank runs ------------------------------------------------
 
 def blocks(raw: bytes, block: int, skip_blank: bool = False, cap: int | None = None):
-    previous = textio.set_max_line_bytes(cap)
+    previous = inputs.set_max_line_bytes(cap)
     try:
         return list(read_blocks(io.BytesIO(raw), "x", block, skip_blank=skip_blank))
     finally:
-        textio.set_max_line_bytes(previous)
+        inputs.set_max_line_bytes(previous)
 
 
 @fuzz_settings(200)
@@ -143,7 +143,7 @@ def test_the_cap_names_the_first_line_beyond_it_at_every_block_size(lines, block
         assert too_long and exc.line == too_long[0], (exc.line, too_long)
         return
     assert not too_long
-    assert b"".join(b for b, _ in got) == raw.removeprefix(textio.BOM)
+    assert b"".join(b for b, _ in got) == raw.removeprefix(inputs.BOM)
 
 
 @st.composite
@@ -193,13 +193,13 @@ def test_tsv_numbers_lines_across_blank_runs(data, runs, block, crlf, choice):
     broken[numbers[bad_row] - 1] = broken[numbers[bad_row] - 1] + b"\textra"
     plain = newline.join(lines) + newline
     spaced, damaged = newline.join(out) + newline, newline.join(broken) + newline
-    previous = textio.BLOCK_BYTES
-    textio.BLOCK_BYTES = block
+    previous = inputs.BLOCK_BYTES
+    inputs.BLOCK_BYTES = block
     try:
         expected, spaced_run = invoke(["normalize"], plain), invoke(["normalize"], spaced)
         error = invoke(["normalize"], damaged)
     finally:
-        textio.BLOCK_BYTES = previous
+        inputs.BLOCK_BYTES = previous
     assert (spaced_run.exit_code, spaced_run.stdout) == (expected.exit_code, expected.stdout)
     assert "tab-separated fields" in check_exit(error, line=numbers[bad_row])
 

@@ -4,9 +4,9 @@ deviation of a measure's value on a query over some reference runs (trec_eval's
 
 from __future__ import annotations
 
-from ..textio import source_name
-from ..errors import DataError
-from .trec_lines import field_lines, text_id
+from ...inputs import source_name
+from ...errors import DataError
+from .lines import field_lines, text_id
 
 FIELDS = ("qid", "measure", "mean", "stddev")
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
-from ..textio import source_name
-from .trec_lines import field_lines, integer, text_id
+from ...errors import DataError
+from ...inputs import source_name
+from .lines import field_lines, integer, text_id
 
 FIELDS = ("qid", "jg", "docno", "rel")
 

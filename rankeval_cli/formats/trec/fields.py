@@ -26,9 +26,9 @@ from itertools import islice
 
 import numpy as np
 
-from ..batch import offsets_from_sizes
-from ..errors import DataError
-from .numparse import parse_exact, parse_fields
+from ...batch import offsets_from_sizes
+from ...errors import DataError
+from ..numparse import parse_exact, parse_fields
 
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")

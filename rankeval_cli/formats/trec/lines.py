@@ -5,8 +5,8 @@ other line split into its fields, ids kept as bytes (trec_eval compares them wit
 
 from __future__ import annotations
 
-from ..errors import DataError
-from ..textio import open_binary, read_blocks, source_name
+from ...errors import DataError
+from ...inputs import open_binary, read_blocks, source_name
 
 
 def field_lines(source, width: int, what: tuple):
