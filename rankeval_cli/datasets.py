@@ -72,17 +72,20 @@ def load(dataset_id: str):
                         dataset_id) from None
 
 
-def qrels(dataset_id: str):
-    """The dataset's qrels as a :class:`~rankeval_cli.formats.trec.qrels.Qrels`, read from ir_datasets' cache."""
-    from .frames import qrels_from
+def judgments(dataset_id: str) -> tuple:
+    """The dataset's qrels read from ir_datasets' cache: (query ids, docnos, integer grades)."""
+    import numpy as np
 
     dataset = load(dataset_id)
     if not dataset.has_qrels():
         raise DataError("this ir_datasets dataset has no qrels", dataset_id)
     try:
         with _cache_only():
-            judgments = list(dataset.qrels_iter())
+            rows = list(dataset.qrels_iter())
     except NotCached:
         raise DataError(f"ir_datasets has not downloaded these qrels yet; download them once with: "
                         f"ir_datasets export {dataset_id} qrels > /dev/null", dataset_id) from None
-    return qrels_from(judgments, dataset_id)
+    if not rows:
+        raise DataError("no judgments: the dataset's qrels are empty", dataset_id)
+    qids, docnos, grades = zip(*((str(j.query_id), str(j.doc_id), j.relevance) for j in rows))
+    return list(qids), list(docnos), np.asarray(grades, dtype=np.int64)

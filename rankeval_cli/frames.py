@@ -105,7 +105,7 @@ def run_from(data, name: str = "<run>", tag: str = "run"):
         if table is not None:
             if not any(c in table.column_names for c in arrow.TAG_COLUMNS):
                 table = table.append_column("run", _constant(tag, table.num_rows))
-            return arrow.run_from_table(table, name)
+            return run_of(*arrow.table_run_columns(table, name))
         if "score" not in data.columns and "pred" in data.columns:
             raise ValueError("a DataFrame with pred (lower = better) needs pyarrow; give a score column")
     qids, docs, scores = _lists(data, ("score",), "score")
@@ -136,7 +136,7 @@ def qrels_from(data, name: str = "<qrels>"):
     if is_frame(data):
         table = _arrow_table(data, (QUERY_COLUMNS, DOC_COLUMNS, GRADE_COLUMNS))
         if table is not None:
-            return arrow.qrels_from_table(table, name)
+            return qrels_of(*arrow.table_qrels_columns(table, name))
     qids, docs, grades = _lists(data, GRADE_COLUMNS, "relevance")
     if not qids:
         raise DataError("no judgments: the qrels are empty", name)

@@ -199,27 +199,27 @@ def _text(array, row: int) -> str:
 
 # ---- runs and qrels ------------------------------------------------------------------------
 
-def read_run(source):
-    """A Parquet/Arrow run as a :class:`~.trec.run.Run` (query codes in order of first appearance),
-    converted a row group at a time (memory: one row group's Arrow data beside the columns).
+def run_columns(source) -> tuple:
+    """The arguments of :func:`~.trec.run.run_of` for a Parquet/Arrow run, converted a row group
+    at a time (memory: one row group's Arrow data beside the columns): (name, (distinct query
+    ids, each row's index among them), docnos, scores, (first tag, last tag)); no rows: None
+    for the three columns.
 
     Without a ``run``/``tag`` column the run is named after the file (its name without
     directories and suffixes), as trec_eval names a run after its tag field.
     """
-    name = source_name(source)
-    return run_from_batches(record_batches(source), name)
+    return batches_run_columns(record_batches(source), source_name(source))
 
 
-def run_from_table(table, name: str):
-    """The :class:`~.trec.run.Run` of a table with a run's columns (module docstring)."""
-    return run_from_batches(table.to_batches(max_chunksize=BATCH_ROWS), name)
+def table_run_columns(table, name: str) -> tuple:
+    """:func:`run_columns` of a table with a run's columns (module docstring)."""
+    return batches_run_columns(table.to_batches(max_chunksize=BATCH_ROWS), name)
 
 
-def run_from_batches(batches, name: str):
-    """The :class:`~.trec.run.Run` of record batches with a run's columns: per batch its docnos,
-    scores and the query id of each stretch of rows (a query's rows are usually together)."""
+def batches_run_columns(batches, name: str) -> tuple:
+    """:func:`run_columns` of record batches: per batch its docnos, scores and the query id of
+    each stretch of rows (a query's rows are usually together)."""
     from .byteids import ByteIds
-    from .trec.run import empty_run, run_of
 
     parts, heads, lengths, start, first, last = [], [], [], 0, None, None
     for batch in batches:
@@ -234,11 +234,11 @@ def run_from_batches(batches, name: str):
             heads.append(ids)
             lengths.append(sizes)
     if not parts:
-        return empty_run(name, first or _tag(None, name, 0), last or _tag(None, name, 0))
+        return name, None, None, None, (first or _tag(None, name, 0), last or _tag(None, name, 0))
     distinct, head_code = ByteIds.concat(heads).unique()
     raw = np.repeat(head_code, np.concatenate(lengths))
-    return run_of(name, (distinct, raw), ByteIds.concat([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                  (first, last))
+    return name, (distinct, raw), ByteIds.concat([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), \
+        (first, last)
 
 
 def _run_part(batch, name: str, start: int):
@@ -302,19 +302,17 @@ def _tag(table, name: str, row: int) -> str:
     return _text(column, row if row >= 0 else len(column) - 1)
 
 
-def read_qrels(source):
-    """Parquet/Arrow qrels as a :class:`~.trec.qrels.Qrels` (checks as the text reader's, rows as lines)."""
-    return qrels_from_table(read_table(source), source_name(source))
+def qrels_columns(source) -> tuple:
+    """The arguments of :func:`~.trec.qrels.qrels_of` for Parquet/Arrow qrels: (name, query ids,
+    docnos, grades, the row of each as its line); checks as the text reader's."""
+    return table_qrels_columns(read_table(source), source_name(source))
 
 
-def qrels_from_table(table, name: str):
-    """The :class:`~.trec.qrels.Qrels` of a table with qrels columns (module docstring)."""
-    from .trec.qrels import qrels_of
-
+def table_qrels_columns(table, name: str) -> tuple:
+    """:func:`qrels_columns` of a table with qrels columns (module docstring)."""
     if table.num_rows == 0:
         raise DataError("no judgments: the qrels file has no rows", name)
     qid = id_column(column_named(table, QUERY_COLUMNS, "query id", name), "query id", name)
     docno = id_column(column_named(table, DOC_COLUMNS, "document id", name), "document id", name)
-    grade_column = column_named(table, GRADE_COLUMNS, "relevance", name)
-    grade = number_column(grade_column, "relevance", name, integer=True)
-    return qrels_of(name, qid, docno, grade, np.arange(1, table.num_rows + 1, dtype=np.int64))
+    grade = number_column(column_named(table, GRADE_COLUMNS, "relevance", name), "relevance", name, integer=True)
+    return name, qid, docno, grade, np.arange(1, table.num_rows + 1, dtype=np.int64)

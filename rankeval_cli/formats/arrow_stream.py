@@ -23,8 +23,6 @@ from ..inputs import source_name
 from .arrow import column_named, id_column, number_column, pyarrow, read_table
 
 CORE = ("group", "item", "gold", "pred")
-#: binary output formats: --output-format NAME -> pyarrow writer kind
-BINARY_FORMATS = ("parquet", "arrow")
 
 
 def binary(out):

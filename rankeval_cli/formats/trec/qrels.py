@@ -30,15 +30,16 @@ class Qrels:
 def read_qrels(source) -> Qrels:
     """Read a qrels file; a duplicate (qid, docno), a malformed line, a non-integer grade
     is a :class:`DataError` at its line, a file without judgments one without a line; a
-    Parquet or Arrow file is read by :func:`..arrow.read_qrels`, an ir_datasets id that is no
-    file by :func:`rankeval_cli.datasets.qrels`."""
+    Parquet or Arrow file is read by :func:`..arrow.qrels_columns`, an ir_datasets id that is
+    no file by :func:`rankeval_cli.datasets.judgments`."""
     from ... import datasets
     from .. import arrow
 
     if datasets.is_dataset_id(source):  # --qrels msmarco-passage/dev/small
-        return datasets.qrels(source)
+        qids, docnos, grades = datasets.judgments(source)
+        return qrels_of(source, ByteIds.of(qids), ByteIds.of(docnos), grades, np.arange(1, len(grades) + 1))
     if arrow.sniff(source):
-        return arrow.read_qrels(source)
+        return qrels_of(*arrow.qrels_columns(source))
     name = source_name(source)
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
     empty = True

@@ -136,11 +136,11 @@ def run_blocks(source, block_bytes: int | None = None):
 
 def read_run(source, block_bytes: int | None = None) -> Run:
     """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno); a
-    Parquet or Arrow file is read by :func:`..arrow.read_run`."""
+    Parquet or Arrow file is read by :func:`..arrow.run_columns`."""
     from .. import arrow
 
     if arrow.sniff(source):
-        return arrow.read_run(source)
+        return run_of(*arrow.run_columns(source))
     name = source_name(source)
     blocks, codes = [], _Codes()
     for codes, block in run_blocks(source, block_bytes):
@@ -161,7 +161,9 @@ def run_of(name: str, qid, docno: ByteIds, score: np.ndarray, tags: tuple = ("",
     """A :class:`Run` of columns (row ``i`` reported as line ``i + 1``); ``qid`` is a
     :class:`ByteIds` column or (distinct ids, the index of every row's id among them); query
     codes are numbered in order of first appearance, as the text reader numbers them; ``tags``
-    = (first, last) tag."""
+    = (first, last) tag; ``qid`` None: a run without rows."""
+    if qid is None:
+        return empty_run(name, *tags)
     if isinstance(qid, ByteIds):
         heads = np.flatnonzero(np.r_[True, ~qid.adjacent_same()]) if len(qid) else np.zeros(0, np.int64)
         distinct, head_code = qid.take(heads).unique()  # ids compared once per stretch of rows

@@ -44,7 +44,7 @@ def stream_join(source, qrels: Qrels, *, depth: int | None = None, all_queries: 
     from .. import arrow
 
     if isinstance(source, Run) or arrow.sniff(source):
-        run = source if isinstance(source, Run) else arrow.read_run(source)
+        run = source if isinstance(source, Run) else read_run(source)
         yield from _whole_run(run, _Progress(run.source, qrels, depth, block_bytes), all_queries)
         return
     progress = _Progress(source_name(source), qrels, depth, block_bytes)
