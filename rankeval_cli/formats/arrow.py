@@ -51,8 +51,14 @@ def kind_of(head: bytes) -> str | None:
 
 
 def sniff(source) -> str | None:
-    """:func:`kind_of` of a path's first bytes (None for stdin and streams: they are peeked by the caller)."""
-    if not isinstance(source, str) or source == "-":
+    """:func:`kind_of` of a path's or stdin's (``-``) first bytes, peeked, not consumed; None for
+    other streams (their readers peek them)."""
+    if source in (None, "-"):
+        import sys
+
+        stdin = sys.stdin.buffer
+        return kind_of(stdin.peek(8)[:8]) if hasattr(stdin, "peek") else None
+    if not isinstance(source, str):
         return None
     try:
         with open_binary(source) as stream:
