@@ -60,11 +60,13 @@ def sniff(source) -> str | None:
         return kind_of(stdin.peek(8)[:8]) if hasattr(stdin, "peek") else None
     if not isinstance(source, str):
         return None
+    from ..inputs import decoder_errors
+
     try:
         with open_binary(source) as stream:
             return kind_of(stream.peek(8)[:8])
-    except DataError:
-        return None  # the reader reports what is wrong with it
+    except (DataError, *decoder_errors()):
+        return None  # the reader reports what is wrong with it (a damaged gzip stream, ...)
 
 
 def pyarrow():

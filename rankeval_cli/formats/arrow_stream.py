@@ -113,25 +113,45 @@ def _strings(array) -> np.ndarray:
 
 
 def write_stream(batches, out, fmt: str = "parquet") -> None:
-    """Write batches as one Parquet (or Arrow IPC) file; the schema comes from the first batch."""
+    """Write batches as one Parquet (or Arrow IPC) file; the schema comes from the first batch.
+    Row groups hold :data:`BATCH_ROWS` rows whatever the batches were, so the bytes depend on the
+    rows alone (a stream read from TSV or from JSON lines gives the same file)."""
     pa = pyarrow()
-    sink, writer, extras = binary(out), None, None
+    sink, writer, extras, pending = binary(out), None, None, []
     for batch in batches:
         if extras is None:
             extras = list(batch.extra)
-        table = pa.table({"group": pa.array(np.repeat(batch.group, batch.sizes).tolist(), pa.string()),
-                          "item": pa.array(batch.item.tolist(), pa.string()),
-                          "gold": pa.array(batch.gold, pa.float64(), mask=np.isnan(batch.gold)),
-                          "pred": pa.array(batch.pred, pa.float64(), mask=np.isnan(batch.pred)),
-                          **{c: pa.array([str(v) for v in batch.extra[c].tolist()], pa.string()) for c in extras}})
+        pending.append(pa.table({
+            "group": pa.array(np.repeat(batch.group, batch.sizes).tolist(), pa.string()),
+            "item": pa.array(batch.item.tolist(), pa.string()),
+            "gold": pa.array(batch.gold, pa.float64(), mask=np.isnan(batch.gold)),
+            "pred": pa.array(batch.pred, pa.float64(), mask=np.isnan(batch.pred)),
+            **{c: pa.array([str(v) for v in batch.extra[c].tolist()], pa.string()) for c in extras}}))
         if writer is None:
-            writer = _writer(sink, table.schema, fmt)
-        writer.write_table(table)
+            writer = _writer(sink, pending[0].schema, fmt)
+        if sum(t.num_rows for t in pending) >= BATCH_ROWS:
+            pending = _write_groups(writer, pending, final=False)
     if writer is None:
         schema = pa.schema([("group", pa.string()), ("item", pa.string()), ("gold", pa.float64()),
                             ("pred", pa.float64())])
         writer = _writer(sink, schema, fmt)
+    _write_groups(writer, pending, final=True)
     writer.close()
+
+
+def _write_groups(writer, pending: list, final: bool) -> list:
+    """Write whole row groups of :data:`BATCH_ROWS` rows (and the rest when ``final``); returns what is left."""
+    pa = pyarrow()
+    if not pending:
+        return []
+    table = pa.concat_tables(pending)
+    start = 0
+    while table.num_rows - start >= BATCH_ROWS or (final and start < table.num_rows):
+        part = table.slice(start, BATCH_ROWS).combine_chunks()
+        if hasattr(writer, "write_table"):
+            writer.write_table(part)
+        start += part.num_rows
+    return [table.slice(start)] if start < table.num_rows else []
 
 
 def write_parquet(batches, out) -> None:
