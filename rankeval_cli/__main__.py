@@ -1,5 +1,5 @@
 """``python -m rankeval_cli``: the same as the ``rankeval`` command."""
 
-from .cli import main
+from .entry import main
 
 main()

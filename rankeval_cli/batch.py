@@ -92,6 +92,18 @@ def offsets_from_sizes(sizes: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-d array, ascending: ``np.unique(values)`` without its test for a
+    masked array, which imports ``numpy.ma`` (a cost every ``rankeval trec_eval`` would pay)."""
+    ordered = np.sort(np.ravel(values))
+    if len(ordered) < 2:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def group_index(offsets: np.ndarray) -> np.ndarray:
     """Group number of every row, from offsets."""
     return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))

@@ -35,6 +35,8 @@ COMMANDS = {
     "power": "Topic set size and power of a comparison.",
     "trec_eval": "trec_eval 10.0's options and output, byte for byte.",
     "trec-eval": "The same as trec_eval.",
+    "ndeval": "ndeval's command line and output, byte for byte.",
+    "cwl_eval": "cwl_eval's command line and report (C/W/L).",
     "plot": "Figures: rankings, metric vs human, distributions.",
     "meta-eval": "The WMT22-24 metrics table (MQM, mt-metrics-eval).",
     "spans": "MQM/ESA error spans: scores, span F1 meta-evaluation.",
@@ -48,18 +50,19 @@ COMMANDS = {
 #: not installed is skipped.
 TASKS = (
     ("MT evaluation (segment level)", ("tau", "report")),
-    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), "ndcg", ("mrr", "err", "rankdcg"))),
+    ("IR/TREC evaluation (runs and qrels)", (("trec_eval", "trec-eval"), ("ndeval", "cwl_eval"), "ndcg",
+                                            ("mrr", "err", "rankdcg"))),
     ("System rankings", (("aggregate", "borda"), "correlate")),
     ("Meta-evaluation (MT metrics, relevance judges)", (("meta-eval", "judges", "spans"),)),
     ("Significance", (("compare", "power"), ("agree", "repro"))),
     ("Learning to rank", ("learn",)),
-    ("Tables & figures", (("table", "plot"),)),
-    ("Streams & shell", ("convert", "normalize", "completion")),
+    ("Tables, figures, streams & shell", (("table", "plot"), "convert", "normalize", "completion")),
 )
 SHARED_LINES = {("mrr", "err", "rankdcg"): "MRR, ERR@k, rankDCG (TREC runs with --qrels).",
                 ("agree", "repro"): "Runs: agreement (RBO, tau), reproducibility.",
                 ("compare", "power"): "Paired tests of systems; topic set size, power.",
                 ("trec_eval", "trec-eval"): "trec_eval 10.0's options and output, byte for byte.",
+                ("ndeval", "cwl_eval"): "ndeval's diversity CSV; cwl_eval's C/W/L report.",
                 ("aggregate", "borda"): "One system ranking of many (WMT, TrueSkill); fusion.",
                 ("table", "plot"): "Markdown/LaTeX tables of summaries; figures.",
                 ("meta-eval", "judges", "spans"): "WMT metrics table; judges (qrels); MQM/ESA spans."}

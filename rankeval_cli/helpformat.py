@@ -27,7 +27,7 @@ import click
 WIDTH = 80
 #: options shared by many commands: named on one line in a command's --help
 COMMON = ("--input-format", "--exclude-systems", "-o", "--output", "--output-format", "--digits", "-j", "--jobs",
-          "--scheduler", "--rel-level", "--depth", "--all-queries")
+          "--scheduler", "--rel-level", "--depth", "--all-queries", "--doc-groups")
 #: the start of an option's help that has no short form: --help only names the option
 MAN_ONLY = "\b\f"
 #: where every option is described in full

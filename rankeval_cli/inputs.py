@@ -370,7 +370,7 @@ def iter_lines(source, skip_blank: bool = False) -> Iterator[tuple[int, str]]:
         for block, first_line in read_blocks(stream, name, skip_blank=skip_blank):
             text = decode(block, name, first_line)
             if skip_blank:
-                yield from _non_blank_lines(text, first_line)
+                yield from non_blank_lines(text, first_line)
                 continue
             lines = text.split("\n")
             if lines[-1] == "":
@@ -379,7 +379,7 @@ def iter_lines(source, skip_blank: bool = False) -> Iterator[tuple[int, str]]:
                 yield first_line + offset, line.rstrip("\r")
 
 
-def _non_blank_lines(text: str, first_line: int) -> Iterator[tuple[int, str]]:
+def non_blank_lines(text: str, first_line: int) -> Iterator[tuple[int, str]]:
     number, at = first_line, 0
     for found in _TEXT_LINE.finditer(text):
         number += text.count("\n", at, found.start())

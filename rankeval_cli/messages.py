@@ -7,14 +7,26 @@ counted, and when the command ends one line says how many times it came. ``ranke
 
 from __future__ import annotations
 
-import click
+import sys
+
+
+def _context():
+    """click's current context, if click runs this command (a command on the fast path,
+    ``rankeval trec_eval``, never imports click: it has no context, hence no ``--quiet``)."""
+    click = sys.modules.get("click")
+    return click.get_current_context(silent=True) if click is not None else None
+
+
+def _echo(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def warn(message: str) -> None:
     """A note for the user on stderr (counts of skipped or excluded rows)."""
-    ctx = click.get_current_context(silent=True)
+    ctx = _context()
     if ctx is None:
-        click.echo(f"rankeval: {message}", err=True)
+        _echo(f"rankeval: {message}")
         return
     root = ctx.find_root()
     if root.meta.get("rankeval.quiet"):
@@ -27,16 +39,16 @@ def warn(message: str) -> None:
         seen[message] += 1
         return
     seen[message] = 1
-    click.echo(f"rankeval: {message}", err=True)
+    _echo(f"rankeval: {message}")
 
 
 def quiet() -> bool:
     """True under ``rankeval --quiet`` (no notes, no progress display)."""
-    ctx = click.get_current_context(silent=True)
+    ctx = _context()
     return bool(ctx is not None and ctx.find_root().meta.get("rankeval.quiet"))
 
 
 def _repeats(seen: dict) -> None:
     for message, count in seen.items():
         if count > 1:
-            click.echo(f"rankeval: the note {message!r} came {count} times", err=True)
+            _echo(f"rankeval: the note {message!r} came {count} times")

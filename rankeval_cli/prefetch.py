@@ -13,6 +13,7 @@ a terminal may block for as long as the writer likes, and a thread blocked insid
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 
@@ -54,7 +55,9 @@ def ahead(make, depth: int = DEPTH):
             return
         put(_END)
 
-    thread = threading.Thread(target=produce, name="rankeval-read-ahead", daemon=True)
+    # the producer runs in the consumer's context (its context variables: how a command reads)
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(produce,), name="rankeval-read-ahead",
+                              daemon=True)
     thread.start()
     try:
         while True:

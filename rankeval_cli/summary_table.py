@@ -241,7 +241,7 @@ class Style:
     show_ci: bool = False
     alpha: float | None = 0.05
     markup: str = "plain"  # markdown, latex or plain
-    best: str = "none"  # high, low or none
+    best: str = "none"  # high, low, none, or measure: each column by its IR measure's direction
     effect: str | None = None
 
 
@@ -272,7 +272,7 @@ def table_records(table: Gathered, style: Style) -> list[dict]:
     counts = {column for column in table.columns  # columns of whole numbers print without decimals
               if all(c.value is None or float(c.value).is_integer()
                      for cells in table.rows.values() if (c := cells.get(column)) is not None)}
-    best = {column: _best(table, column, style.best) for column in table.columns}
+    best = {column: _best(table, column, _direction(column, style.best)) for column in table.columns}
     marks = letters(table)
     records = []
     for row, cells in table.rows.items():
@@ -284,6 +284,16 @@ def table_records(table: Gathered, style: Style) -> list[dict]:
                 cell.value is not None and cell.value == best[column], table.baselines[:1])
         records.append(record)
     return records
+
+
+def _direction(column: str, best: str) -> str:
+    """``high``, ``low`` or ``none`` for a column: ``best`` itself, or with ``measure`` the direction the
+    registry gives the column's IR measure (``high`` for a name that is none)."""
+    if best != "measure":
+        return best
+    from .measures.trec.names import better
+
+    return {"lower": "low", "none": "none"}.get(better(column), "high")
 
 
 def _best(table: Gathered, column: str, direction: str):
@@ -377,8 +387,13 @@ def legend(table: Gathered, style: Style) -> list[str]:
         out.append(head + (f" ({how})." if how else "."))
     elif alpha is not None and any(c.p is not None for cells in table.rows.values() for c in cells.values()):
         out.append(f"{_dagger(style)} p < {alpha}.")
-    if style.best != "none" and any(_best(table, c, style.best) is not None for c in table.columns):
-        out.append(f"Bold: the {'highest' if style.best == 'high' else 'lowest'} value of each column.")
+    directions = {c: _direction(c, style.best) for c in table.columns}
+    bold = [c for c in table.columns if _best(table, c, directions[c]) is not None]
+    if bold:
+        common = "low" if all(directions[c] == "low" for c in bold) else "high"
+        others = [c for c in bold if directions[c] != common]
+        text = f"Bold: the {'highest' if common == 'high' else 'lowest'} value of each column"
+        out.append(text + (f" (the lowest for {', '.join(others)})." if others else "."))
     if style.effect and table.baselines:
         against = f"against {table.baselines[0]}" + (" (or the first baseline compared)" if marks else "")
         out.append(f"In parentheses: {EFFECT_NAMES[style.effect].replace('against the baseline', against)}.")

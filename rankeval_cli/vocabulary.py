@@ -297,6 +297,11 @@ ALL_QUERIES = Option(
     "TREC: also average the qrels' other queries (-c)\f"
     "With TREC input: also average over the qrels' queries the run lacks, each with the value of "
     "an empty ranking (trec_eval -c). Default: only queries in both files.")
+DOC_GROUPS = Option(
+    "--doc-groups",
+    "TREC: documents' groups for rND, rKL, rRD\f"
+    "With TREC input: the documents' groups for the fairness measures (rND, rKL, rRD): a tab-separated "
+    "file with a header, a docno column and a column per grouping (group_col; default group).")
 CI = Option(
     "--ci",
     "Bootstrap intervals at this level (e.g. 0.95)\f"

@@ -8,6 +8,8 @@
   their signatures and docstrings (the docstrings' examples run in tests/test_readme.py).
 - ``benchmarks.md``: the repository's BENCHMARKS.md, so pages may link ``../BENCHMARKS.md``
   (right on GitHub) and reach it on the site too.
+- ``measures/*.md``: a page per family of IR measures and an index, written from the measure
+  registry (``rankeval_cli.measures.trec.catalogue``), as ``report --help`` and completion are.
 
 The nav entry ``commands/index.md`` becomes a section listing every generated command page.
 A GitHub-style list that interrupts a paragraph (no blank line before it) is rendered as a
@@ -27,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 COMMANDS_INDEX = "commands/index.md"
+MEASURES_INDEX = "measures/index.md"
 #: repository files outside docs/ that are pages of the site: path from the root -> page
 ROOT_PAGES = {"BENCHMARKS.md": "benchmarks.md"}
 
@@ -296,16 +299,35 @@ def _root_links(markdown: str) -> str:
 
 # --- the hooks ----------------------------------------------------------------------------------------
 
+# --- the IR measures -------------------------------------------------------------------------------
+
+def measure_pages() -> dict:
+    """page path -> Markdown of the measure families (the registry written out), docstrings' reST made Markdown."""
+    _fresh_cli()
+    from rankeval_cli.measures.trec import catalogue
+
+    return {path: _docstring(text) for path, text in catalogue.pages().items()}
+
+
+def measure_titles() -> list:
+    from rankeval_cli.measures.trec import catalogue
+
+    return [(catalogue.TITLES.get(f, f), f"measures/{f}.md") for f in catalogue.families()]
+
+
 def on_config(config):
-    """Expand the nav entry ``commands/index.md`` into a section of every command page."""
+    """Expand the nav entries ``commands/index.md`` and ``measures/index.md`` into sections of every page."""
     titles = command_titles()
+    measure_nav = measure_titles()
 
     def expand(items):
         out = []
         for item in items:
             if isinstance(item, dict):
                 (title, value), = item.items()
-                if value == COMMANDS_INDEX:
+                if value == MEASURES_INDEX:
+                    item = {title: [MEASURES_INDEX] + [{t: p} for t, p in measure_nav]}
+                elif value == COMMANDS_INDEX:
                     item = {title: [COMMANDS_INDEX] + [{t: p} for t, p in titles]}
                 elif isinstance(value, list):
                     item = {title: expand(value)}
@@ -321,6 +343,7 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     generated = dict(command_pages())
+    generated.update(measure_pages())
     generated["python-reference.md"] = python_reference()
     for source, page in ROOT_PAGES.items():
         generated[page] = (ROOT / source).read_text(encoding="utf-8")

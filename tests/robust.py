@@ -46,7 +46,7 @@ def _command_names() -> tuple[list[str], set[str]]:
 COMMANDS, GROUPS = _command_names()
 #: commands that read no ranking stream (``completion SHELL`` prints a script; a group runs its subcommands).
 NOT_STREAMS = {"completion", "table", "meta-eval", "trec_eval", "trec-eval", "agree", "repro", "judges", "spans score",
-               "spans eval"} | GROUPS  # table reads summaries, meta-eval score files (SCORE_FILES), spans span annotations, trec_eval, agree, repro and judges TREC runs and qrels, completion nothing
+               "spans eval", "ndeval", "cwl_eval"} | GROUPS  # table reads summaries, meta-eval score files (SCORE_FILES), spans span annotations, trec_eval, agree, repro, judges, ndeval and cwl_eval TREC runs and qrels, completion nothing
 #: stream commands that need feature columns (and a model): tests/test_learn.py holds their contract.
 OWN_CONTRACT = {"learn train", "learn predict", "learn cv"}
 NOT_STREAMS |= OWN_CONTRACT

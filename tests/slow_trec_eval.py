@@ -266,6 +266,14 @@ def ndcg(q):
     return dcg / idcg if idcg > 0 else 0.0
 
 
+def ndcg_p(q):
+    """m_ndcg_p.c: the first position undiscounted, then gain / log2(i); 0 without a relevant document retrieved."""
+    def dcg(gains):
+        return sum(g if i == 0 else g / math.log2(i + 1) for i, g in enumerate(gains) if g)
+    ideal = dcg(_ideal(q))
+    return np.float64(dcg([_gain(r) for r in q.rels])) / np.float64(ideal) if q.num_rel_ret > 0 else 0.0
+
+
 def ndcg_cut(q, cutoffs):
     ideal = _ideal(q)
     out = []

@@ -331,6 +331,8 @@ def _float_options():
 
 #: the arguments a command needs before its options are read (a missing one is another usage error)
 POSITIONAL = {"plot": ["scatter"]}
+#: and those after them (ndeval reads its options before its two files)
+TRAILING = {"ndeval": ["qrels", "run"], "cwl_eval": ["gains", "run"]}
 
 
 @pytest.mark.parametrize("cmd, option", _float_options())
@@ -343,6 +345,6 @@ def test_every_float_option_refuses_nan_and_infinity(cmd, option):
         f"{cmd} {option.opts[0]}: use _common.FiniteFloat"
     for text in ("nan", "NaN", "inf", "-inf", "Infinity", "1e999"):
         values = [text] * max(option.nargs, 1)
-        result = invoke([cmd, *POSITIONAL.get(cmd, []), option.opts[0], *values], HEADER)
+        result = invoke([cmd, *POSITIONAL.get(cmd, []), option.opts[0], *values, *TRAILING.get(cmd, [])], HEADER)
         assert result.exit_code == 2, (text, result.stderr)
         assert "is not a finite number" in result.stderr and "Traceback" not in result.stderr, result.stderr

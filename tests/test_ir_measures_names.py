@@ -1,45 +1,137 @@
-"""report -m with ir_measures' names equals ir_measures itself (its pytrec_eval provider and
-its own judged@k), aliases and parameters included, on a random tie-free collection."""
+"""Every ir_measures spelling of the registry against ir_measures' own provider for it, per query: the
+examples each spelling declares (rankeval_cli.measures.trec.registry), so a measure added to the
+registry is compared here without a line of this file changing.
+
+The collection (seeded) has graded qrels (grades −1 to 3), unjudged retrieved documents, qrels queries
+the run lacks (ir_measures gives them its default, 0: rankeval's --all-queries), a run query without
+qrels, and tied scores. Each provider breaks ties its own way, and each is compared in that order
+(:data:`PEER_ORDER`): rankeval reads a copy of the run whose scores are distinct and in that order.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from rankeval_cli.cli import main
+from rankeval_cli.measures.trec import registry
+from rankeval_cli.measures.trec.names import load_families
 
 ir_measures = pytest.importorskip("ir_measures")
 
-NAMES = ["AP", "MAP", "P@5", "nDCG@10", "nDCG", "RR", "MRR", "Rprec", "Bpref", "infAP", "SetP", "SetR", "SetF", "SetAP",
-         "SetRelP", "NumRet", "NumRelRet", "NumRel", "NumQ", "Success@5", "Judged@5", "nDCG(gains={0:0,1:1,2:3,3:7})@10",
-         "AP(rel=2)", "P(rel=2)@5", "R@10", "AP@10", "RR(rel=2)", "Rprec(rel=2)", "SetF(beta=0.5)",
-         "nDCG(judged_only=True)@10", "P(judged_only=True)@10", "Precision@3", "Recall@20", "BPref", "RPrec"]
+#: how each ir_measures provider orders a query's documents of equal score
+PEER_ORDER = {
+    "pytrec_eval": "score descending, then docno descending (trec_eval's comp_sim_docno)",
+    "gdeval": "score descending, then docno descending (gdeval's runOrder)",
+    "judged": "score descending, then docno ascending",
+    "compat": "score descending, then docno ascending",
+    "pyndeval": "score descending, then docno ascending (pyndeval's sort)",
+    "cwl_eval": "score descending, tied documents in the run's order",
+    "accuracy": "score descending, tied documents in the run's order",
+}
+#: examples ir_measures does not compute (rankeval goes further), with why
+EXTENSIONS = {
+    "RBP": "graded RBP (no rel): ir_measures' cwl_eval provider needs rel",
+    "RBP(p=0.9)@20": "graded RBP", "RBP(rel=1,quantity='ResEU')": "cwl_eval's residual, which ir_measures drops",
+    "NumRel(rel=2)": "pytrec_eval computes NumRel at rel=1 only", "ERR": "gdeval needs a cut-off",
+    "alpha_nDCG(judged_only=True)@10": "ir_measures 0.4.3's pyndeval provider fails on judged_only "
+                                       "(tests/test_ndeval.py compares it on the judged run)",
+}
+#: examples another provider computes than their spelling's (the spelling's cannot)
+EXAMPLE_PEER = {"nDCG(dcg='exp-log2')@10": "gdeval"}
+#: gdeval prints 5 decimals
+TOLERANCE = {"gdeval": 5.000001e-6}
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_report_equals_ir_measures(tmp_path, seed):
-    rng = np.random.default_rng(seed)
-    qrels, run = [], []
-    for q in range(15):
-        docs = [f"d{i}" for i in rng.choice(200, 40, replace=False)]
-        qrels += [f"q{q} 0 {d} {rng.choice([0, 0, 1, 2, 3])}" for d in docs[:25]]
-        scores = rng.permutation(40) + rng.random()
-        run += [f"q{q} Q0 {d} 0 {s:.6f} t" for d, s in zip(docs[5:], scores)]
-    (tmp_path / "q").write_text("\n".join(qrels) + "\n")
-    (tmp_path / "r").write_text("\n".join(run) + "\n")
-    qrels_in = list(ir_measures.read_trec_qrels(str(tmp_path / "q")))
-    run_in = list(ir_measures.read_trec_run(str(tmp_path / "r")))
-    # each measure in a call of its own: in one call of all of them, ir_measures' pytrec_eval
-    # provider has given nDCG@10 another measure's value in some processes (a full test run,
-    # not this file alone), so the reference is each measure computed alone
-    want = {m: v for n in NAMES
-            for m, v in ir_measures.calc_aggregate([ir_measures.parse_measure(n)], qrels_in, run_in).items()}
-    args = ["report", "--qrels", str(tmp_path / "q"), "--output-format", "jsonl"]
-    out = CliRunner().invoke(main, args + [x for n in NAMES for x in ("-m", n)] + [str(tmp_path / "r")])
+def _order(run, peer):
+    """The run's (qid, docno) in the provider's order, query by query."""
+    def key(row):
+        qid, doc, score, index = row
+        if peer in ("pytrec_eval", "gdeval"):
+            return (qid, -score, [-b for b in doc.encode()])
+        if peer in ("judged", "compat", "pyndeval"):
+            return (qid, -score, doc)
+        return (qid, -score, index)
+    return [(q, d) for q, d, _, _ in sorted(((q, d, s, i) for i, (q, d, s) in enumerate(run)), key=key)]
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    rng = np.random.default_rng(3)
+    path = tmp_path_factory.mktemp("peers")
+    qrels, diversity, run = [], [], []
+    for q in range(1, 15):
+        docs = [f"d{i}" for i in rng.choice(500, 60, replace=False)]
+        for d in docs[:35]:
+            qrels.append((str(q), d, int(rng.choice([-1, 0, 0, 1, 2, 3]))))
+            for s in rng.choice(4, int(rng.integers(1, 4)), replace=False):
+                diversity.append((str(q), str(s + 1), d, int(rng.choice([0, 1, 1, 2]))))
+        if q in (4, 9):
+            continue  # only in the qrels
+        n = int(rng.integers(1, 55))
+        scores = np.round(rng.uniform(0, 4, n), 1)
+        run += [(str(q), d, float(s)) for d, s in zip(rng.choice(docs, n, replace=False), scores)]
+    run += [("99", "d1", 1.0)]  # a run query without qrels
+    run.sort(key=lambda r: (r[0], -r[2]))
+    qrels.sort(key=lambda r: (r[0], r[1]))  # Compat's ideal orders equal grades and scores by the qrels' order
+    (path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    (path / "diversity").write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in diversity))
+    (path / "run").write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, d, s in run))
+    return path, qrels, diversity, run
+
+
+def _examples():
+    load_families()
+    out = []
+    for name, sp in sorted(registry.SPELLINGS.items()):
+        if name != sp.name or sp.peer not in PEER_ORDER:
+            continue
+        out += [(EXAMPLE_PEER.get(e, sp.peer), e) for e in sp.examples if e not in EXTENSIONS]
+    return out
+
+
+def test_every_ir_measures_name_is_a_spelling():
+    """Every name ir_measures registers (aliases included) names a registry spelling."""
+    load_families()
+    missing = sorted(set(ir_measures.measures.registry) - set(registry.SPELLINGS))
+    assert missing == []
+
+
+@pytest.mark.parametrize("peer", sorted(PEER_ORDER))
+def test_equals_the_peer(collection, peer):
+    path, qrels, diversity, run = collection
+    examples = [e for p, e in _examples() if p == peer]
+    assert examples, peer
+    ordered = _order(run, peer)
+    (path / f"run.{peer}").write_text("".join(f"{q} Q0 {d} 0 {-i} t\n" for i, (q, d) in enumerate(ordered)))
+    judgments = "diversity" if peer == "pyndeval" else "qrels"
+    out = CliRunner().invoke(main, ["report", "--qrels", str(path / judgments), "--all-queries", "--per-group",
+                                    "--output-format", "jsonl", *[x for e in examples for x in ("-m", e)],
+                                    str(path / f"run.{peer}")])
     assert out.exit_code == 0, out.stderr
-    ours = {r["measure"]: r["value"] for r in map(json.loads, out.stdout.splitlines())}
-    for name in NAMES:
-        assert ours[name] == pytest.approx(want[ir_measures.parse_measure(name)], rel=1e-12, abs=1e-12), name
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    if peer == "pyndeval":
+        qrels_in = [ir_measures.Qrel(q, d, g, s) for q, s, d, g in diversity]
+    else:
+        qrels_in = [ir_measures.Qrel(q, d, g) for q, d, g in qrels]
+    run_in = [ir_measures.ScoredDoc(q, d, s) for q, d, s in run]
+    provider = getattr(ir_measures, peer)
+    for example in examples:
+        measure = ir_measures.parse_measure(example)
+        want = {m.query_id: m.value for m in provider.iter_calc([measure], qrels_in, run_in)}
+        got = {r["group"]: math.nan if r[example] is None else r[example] for r in rows}
+        got = {q: v for q, v in got.items() if not (peer == "accuracy" and math.isnan(v))}  # it leaves them out
+        assert set(got) == set(want), example
+        for qid, value in want.items():
+            if math.isnan(value):  # ndeval's nNRBP of a topic without relevant subtopics: 0/0; rankeval's 0
+                assert example.startswith("nNRBP") and got[qid] == 0.0, (example, qid)
+                continue
+            if example in ("NumQ", "NumRel") and qid in ("4", "9"):  # a query the run lacks: ir_measures'
+                assert got[qid] > 0  # default 0, where --all-queries counts it and its judgments (trec_eval -c)
+                continue
+            tol = TOLERANCE.get(peer, 1e-9)
+            assert got[qid] == pytest.approx(value, rel=0, abs=tol), (example, qid)

@@ -3,7 +3,7 @@
 The pages are README.md, every docs/*.md and BENCHMARKS.md (a page of the site too).
 Blocks fenced as ```sh run from the repository root with bash (-e, pipefail), with the
 installed ``rankeval`` first on PATH; blocks fenced as ```python run from the repository root
-with the test interpreter. A block right after the comment
+with the test interpreter; ``/tmp/`` in a block stands for a directory of this test run. A block right after the comment
 ``<!-- not run by tests/test_readme.py: REASON -->`` is skipped (the set-up commands, which
 .ci/run runs itself; a server); a block that reads ``../shared/`` is skipped when
 ``../shared/data`` is not beside the checkout, and one that runs a peer program beside
@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "BENCHMARKS.md"]
 SKIP_MARK = "<!-- not run by tests/test_readme.py"
 RUN = {"sh", "python"}
-SHOWN = {"text", "tsv", "json", "jsonl", "xml", "latex", "markdown", "pycon"}
+SHOWN = {"text", "tsv", "json", "jsonl", "xml", "latex", "markdown", "pycon", "diff"}
 FENCE = re.compile(r"^(?P<indent> {0,4})(?P<fence>```+|~~~+)\s*(?P<lang>[^\s`]*)\s*$")
 
 
@@ -117,24 +118,34 @@ def _missing_peer(body: str) -> str | None:
     return None
 
 
+@pytest.fixture(scope="session")
+def docs_tmp(testrun_uid) -> str:
+    """The directory that stands for ``/tmp/`` in the blocks: one per test run (shared by the
+    blocks of a page, whichever worker runs them), so suites run side by side on one machine
+    do not write each other's files."""
+    path = Path(tempfile.gettempdir()) / f"rankeval-docs-{testrun_uid}"
+    path.mkdir(exist_ok=True)
+    return f"{path}/"
+
+
 @pytest.mark.parametrize("block", PYTHON, ids=[b.id for b in PYTHON])
-def test_python_block_runs(block):
+def test_python_block_runs(block, docs_tmp):
     if _needs_shared(block.body) and not (ROOT.parent / "shared" / "data").is_dir():
         pytest.skip("the block reads ../shared/data, which is not beside this checkout")
-    result = subprocess.run([sys.executable, "-c", block.body], cwd=ROOT, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", block.body.replace("/tmp/", docs_tmp)], cwd=ROOT, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, f"{block.id}\n{block.body}\n--- stderr ---\n{result.stderr[-2000:]}"
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
-def test_sh_block_runs(block):
+def test_sh_block_runs(block, docs_tmp):
     if _needs_shared(block.body) and not (ROOT.parent / "shared" / "data").is_dir():
         pytest.skip("the block reads ../shared/data, which is not beside this checkout")
     if _missing_peer(block.body):
         pytest.skip(f"the block runs {_missing_peer(block.body)}, which is not installed")
     rankeval = shutil.which("rankeval") or str(Path(sys.executable).with_name("rankeval"))
     env = dict(os.environ, PATH=f"{Path(rankeval).parent}{os.pathsep}{os.environ['PATH']}")
-    result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body], cwd=ROOT, env=env,
+    result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.body.replace("/tmp/", docs_tmp)], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"{block.id}\n{block.body}\n--- stderr ---\n{result.stderr[-2000:]}"
     assert "Traceback" not in result.stderr

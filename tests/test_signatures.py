@@ -32,6 +32,7 @@ DATA = ("group\titem\tgold\tpred\tp1\tp2\n"
 NOT_SETTINGS = {"files", "input_format", "output", "output_format", "per_group", "by",  # --by keys the rows
                 "digits",  # presentation: rounding of what was computed
                 "qrels",  # TREC input: the judgments the runs (FILES) are joined with
+                "doc_groups",  # TREC input: the documents' groups (the fairness measure's name says which)
                 "jobs", "scheduler"}  # where the work units run: the output is the same (tests/test_parallel.py)
 CI = ["--ci", "0.9", "--bootstrap", "30"]
 

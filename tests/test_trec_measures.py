@@ -33,9 +33,10 @@ m_set_recall m_set_rel_P m_success m_unjudged m_utility m_yaap""".split()
 
 
 def test_every_measure_file_has_its_definitions():
-    defined = {d.source[:-2] for d in registry.definitions(10)}
+    trec = [d for d in registry.definitions(10) if d.family == "trec_eval"]
+    defined = {d.source[:-2] for d in trec}
     assert len(FILES) == 56 and defined == set(FILES)
-    for d in registry.definitions(10):
+    for d in trec:
         assert d.compute.__doc__, d.name  # the equation lives in the docstring
 
 
@@ -78,6 +79,7 @@ CASES = [  # (name, params text, slow function of (query, values))
     ("ndcg", None, lambda q, v: [slow.ndcg(q)]),
     ("ndcg_cut", "1,3,10", lambda q, v: slow.ndcg_cut(q, v)),
     ("ndcg_rel", None, lambda q, v: [slow.ndcg_rel(q)]),
+    ("ndcg_p", None, lambda q, v: [slow.ndcg_p(q)]),
     ("Rndcg", None, lambda q, v: [slow.Rndcg(q)]),
     ("G", None, lambda q, v: [slow.G(q)]),
     ("rbp", None, lambda q, v: [slow.rbp(q)]),
@@ -235,6 +237,25 @@ def test_expected_refused_where_undefined():
             compute(qb, registry.get(name), registry.get(name).defaults(), expected=True)
 
 
+def test_expected_refusals_on_the_command_line(tmp_path):
+    """A measure defined under one order is a usage error before any file is read; a measure's own
+    cut-off inside a block of tied scores (RBP@1 over three tied documents: 2/3 × 0.5 expected, where
+    the first document alone gives 0 or 0.5) is an error naming the run."""
+    from click.testing import CliRunner
+
+    from rankeval_cli.cli import main
+
+    (tmp_path / "q").write_text("1 0 d1 0\n1 0 d2 2\n1 0 d3 2\n")
+    (tmp_path / "r").write_text("".join(f"1 Q0 d{i} {i} 1 r\n" for i in (1, 2, 3)))
+    base = ["report", "--qrels", str(tmp_path / "q"), "--tie-policy", "expected"]
+    out = CliRunner().invoke(main, [*base, "-m", "INST(max_rel=2),P@1", str(tmp_path / "missing")])
+    assert out.exit_code == 2 and "--tie-policy" in out.stderr and "INST(max_rel=2)" in out.stderr
+    out = CliRunner().invoke(main, [*base, "-m", "RBP(p=0.5)@1", str(tmp_path / "r")])
+    assert out.exit_code == 1 and f"{tmp_path / 'r'}: RBP(p=0.5)@1: no expected value" in out.stderr
+    out = CliRunner().invoke(main, [*base, "-m", "RBP(p=0.5)@3,P@1", str(tmp_path / "r")])
+    assert out.exit_code == 0 and "\tP@1\t0.6666666666666666\t" in out.stdout
+
+
 # ---- names and parameters -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name, values", [
@@ -248,7 +269,7 @@ def test_expected_refused_where_undefined():
     ("ndcg.1=3,2=9", [("ndcg_1=3,2=9", "ndcg", 0)]),
     ("relstring.20", [("relstring_20", "relstring", 0)]),
     ("MAP", [("MAP", "map", 0)]),
-    ("MRR@10", [("MRR@10", None, 0)]),
+    ("MRR@10", [("MRR@10", "rr_cut", 0)]),
     ("nDCG@10", [("nDCG@10", "ndcg_cut", 0)]),
     ("BPref", [("BPref", "bpref", 0)]),
     ("R@1000", [("R@1000", "recall", 0)]),
@@ -269,17 +290,20 @@ def test_ir_measures_parameters_become_settings():
     (n,) = parse("nDCG(gains={0:0,1:1,2:3})@10")
     assert n.grade_map == ((0, 0), (1, 1), (2, 3))
     (e,) = parse("nDCG(dcg='exp-log2')@10")
-    assert e.own == "ndcg_exp" and e.k == 10
+    assert e.root == "ndcg_exp" and e.params.named() == {"cutoff": 10}
     (j,) = parse("Judged@10")
-    assert j.own == "judged" and j.k == 10
+    assert j.root == "judged" and j.params.named() == {"cutoff": 10}
     (r,) = parse("RBP(p=0.5,rel=2)@20")
-    assert r.root == "rbp" and r.params.values == (("p", 0.5),) and r.grade_map == ("binary", 2) and r.depth == 20
+    assert r.root == "rbp_cwl" and r.params.named() == {"p": 0.5, "depth": 20, "quantity": "EU"} and r.rel_level == 2
+    (g,) = parse("RBP(p=0.5)@20")
+    assert g.root == "rbp" and g.params.values == (("p", 0.5),) and g.depth == 20
     assert [m.name for m in parse("official")][:3] == ["runid", "num_q", "num_ret"]
 
 
 @pytest.mark.parametrize("name, fragment", [
     ("ndcg10", "did you mean"), ("P()", "needs a cut-off"), ("AP(foo=1)", "has no parameter foo"),
-    ("Compat(p=0.9)", "does not compute"), ("NumQ@5", "takes no @"), ("P.0", "Negative cutoff"),
+    ("Nope(p=0.9)", "did you mean"), ("NumQ@5", "takes no @"), ("P.0", "Negative cutoff"),
+    ("P(rel=1.5)@5", "rel must be an integer"), ("nDCG(dcg='exp')", "dcg must be one of"),
 ])
 def test_unknown_names(name, fragment):
     with pytest.raises(UnknownMeasure, match=fragment):
@@ -289,6 +313,9 @@ def test_unknown_names(name, fragment):
 def test_suggestions_and_split():
     assert "ndcg_cut_10" in suggest("ndcg_cut10")
     assert "map" in suggest("mpa") or "MAP" in suggest("mpa")
+    # the nearest measure keeps the name's own parameters and cut-off
+    assert suggest("alpha_nDGC@10")[0] == "alpha_nDCG@10" and suggest("nDCH@10")[0] == "nDCG@10"
+    assert suggest("INTS(max_rel=2)")[0] == "INST(max_rel=2)" and suggest("ndcg_ct.10")[0] == "ndcg_cut.10"
     assert split_names(["map,P.5,10,nDCG@10", "ndcg.1=3,2=9", "P(rel=2,judged_only=True)@5,RR"]) == \
         ["map", "P.5,10", "nDCG@10", "ndcg.1=3,2=9", "P(rel=2,judged_only=True)@5", "RR"]
 

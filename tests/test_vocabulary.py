@@ -78,13 +78,18 @@ def _shown_names(option: click.Option) -> list[str]:
     return [name for name in option.opts + option.secondary_opts if name not in aliases]
 
 
+#: drop-ins whose options are their peer's command line (cwl_eval's -m is its metrics file)
+DROP_INS = {"cwl_eval"}
+
+
 @pytest.mark.parametrize("path, command", COMMANDS, ids=IDS)
 def test_options_use_the_shared_names(path, command):
     for param in command.params:
         if not isinstance(param, click.Option) or param.hidden:
             continue
         shown = _shown_names(param)
-        assert "-m" not in shown or "--measure" in shown, f"{' '.join(path)}: -m is --measure (a measure's name)"
+        assert "-m" not in shown or "--measure" in shown or path[0] in DROP_INS, \
+            f"{' '.join(path)}: -m is --measure (a measure's name)"
         assert "--model" not in shown or param.type.name != "choice", f"{' '.join(path)}: --model is a model file"
         for name in shown:
             if name == "--scores" and not param.is_flag:
@@ -224,8 +229,8 @@ JUDGMENTS = ("group\titem\tgold\tpred\tjudge\tsegment\n" + "".join(
          ("J1", "C", "s1", 40), ("J2", "C", "s2", 30)])))
 INPUTS = {("aggregate", "--method", "z-score"): JUDGMENTS}
 #: commands that write no records: a model file, a figure, a shell script, a group's help, and
-#: trec_eval's own output format (byte for byte, its names).
-NO_RECORDS = {"learn train", "plot", "completion", "learn", "spans", "trec_eval", "trec-eval"}
+#: the drop-ins' own output formats (trec_eval's, ndeval's, cwl_eval's: byte for byte, their names).
+NO_RECORDS = {"learn train", "plot", "completion", "learn", "spans", "trec_eval", "trec-eval", "ndeval", "cwl_eval"}
 #: commands whose output is a stream of groups (checked for the canonical head only).
 STREAMS = {"convert", "normalize", "learn cv", "learn features", "learn predict"}
 

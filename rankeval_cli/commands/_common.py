@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import os
-import sys
 from dataclasses import dataclass
 
 import click
 
 from .. import vocabulary
 from ..errors import DataError
+from ..exits import run_mapped
 from ..messages import warn  # noqa: F401  (re-exported: commands call _common.warn)
 from ._groups import option_group, shared_groups
 from ._groups import call as _call_body
@@ -246,43 +245,12 @@ def parsed_by(target: str, keep_text: bool = False):
 def handle_errors(f):
     """The command's innermost decorator: builds its option groups (:mod:`._groups`), calls it,
     and maps failures to exit statuses: DataError, a failed write or running out of memory → 1
-    with one line; closed pipe → 0 quietly; Ctrl-C → 130."""
+    with one line; closed pipe → 0 quietly; Ctrl-C → 130 (:func:`rankeval_cli.exits.run_mapped`)."""
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        try:
-            return _call_body(wrapper, *args, **kwargs)
-        except DataError as exc:
-            _quiet_stdout_flush()
-            click.echo(f"rankeval: {exc}", err=True)
-            sys.exit(1)
-        except BrokenPipeError:
-            _silence_broken_pipe()
-            sys.exit(0)
-        except KeyboardInterrupt:
-            sys.exit(130)
-        except MemoryError:  # a last resort: the readers bound their memory, a measure or option may not
-            _quiet_stdout_flush()
-            click.echo("rankeval: out of memory (the input or the options ask for more than this machine "
-                       "or its limits allow)", err=True)
-            sys.exit(1)
-        except OSError as exc:  # inputs and -o files map their own; this is stdout (disk full, EIO)
-            _silence_broken_pipe()
-            click.echo(f"rankeval: {exc.filename or '<stdout>'}: cannot write: {exc.strerror or exc}", err=True)
-            sys.exit(1)
+        return run_mapped(_call_body, wrapper, *args, **kwargs)
     shared_groups(wrapper)
     return wrapper
-
-
-def _quiet_stdout_flush():
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-
-
-def _silence_broken_pipe():
-    """After EPIPE, point stdout at /dev/null so the interpreter's final flush is silent."""
-    with contextlib.suppress(Exception):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
 
 
 def read_inputs(files, input_format="auto", exclude_systems=(), fmt=None, sniffable=None, **reader_options):

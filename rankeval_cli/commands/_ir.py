@@ -41,8 +41,42 @@ def ir_options(f):
     return option_group(f, "ir", ("qrels", "rel_level", "depth", "all_queries"), IROptions)
 
 
+def doc_groups_option(f):
+    """--doc-groups FILE: the documents' groups, for the fairness measures (rND, rKL, rRD)."""
+    return click.option(vocabulary.DOC_GROUPS.name, type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                        help=vocabulary.DOC_GROUPS.help)(f)
+
+
+def _measure_names() -> str:
+    """Every ir_measures name of the registry (read when a help text is shown)."""
+    from ..measures.trec.catalogue import help_names
+
+    return help_names()
+
+
+class MeasureOption(click.Option):
+    """``-m``: its full help (man page, docs) ends with every IR measure's ir_measures name."""
+
+    def get_help_record(self, ctx):
+        record = super().get_help_record(ctx)
+        if record is None or ctx.resilient_parsing:
+            return record
+        names, text = record
+        return names, f"{text} IR measures (ir_measures' names; see docs/measures/index.md): {_measure_names()}."
+
+
+class MeasureHelp(click.Command):
+    """A command whose --help ends with the IR measures' names, read from the registry when shown."""
+
+    def format_epilog(self, ctx, formatter):
+        super().format_epilog(ctx, formatter)
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(f"IR measures (-m, also trec_eval's): {_measure_names()}")
+
+
 def measure_option(help_text: str):
-    return click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+    return click.option("-m", "--measure", "measures", multiple=True, metavar="NAME", cls=MeasureOption,
                         shell_complete=complete_measure, help=help_text)
 
 
@@ -96,25 +130,36 @@ def route(inputs, ir: IROptions, names=(), mt_names=(), output_format=None) -> R
     return Route(runs=Runs(batches=batches)) if is_ir else Route(batches=batches)
 
 
-def ir_settings(position, ir: IROptions, gain=None, rel_max=None):
+def ir_settings(position, ir: IROptions, gain=None, rel_max=None, doc_groups=None):
     """The IR evaluation's :class:`~rankeval_cli.ir.evaluate.Settings` of the command's options
-    (``position``: its --tie-policy and --higher-better); ``--rel-max`` other than ``scale:G`` is a
-    usage error with TREC input."""
+    (``position``: its --tie-policy and --higher-better; ``doc_groups``: --doc-groups); ``--rel-max``
+    other than ``scale:G`` is a usage error with TREC input."""
     from ..ir.sources import evaluation_settings
 
     try:
         return evaluation_settings(tie_policy=position.tie_policy, rel_level=ir.rel_level, depth=ir.depth,
                                    all_queries=ir.all_queries, gain=gain, rel_max=rel_max,
-                                   higher_better=position.higher_better)
+                                   higher_better=position.higher_better, doc_groups=doc_groups)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--rel-max'") from None
 
 
 def evaluate(runs, measures, settings) -> list:
-    """[RunValues] of every run; qrels and a run both on stdin is a usage error."""
+    """[RunValues] of every run, with a note for each measure left undefined on some queries; qrels and
+    a run both on stdin, or --tie-policy expected for a measure defined under one order, is a usage
+    error."""
+    from ..ir.evaluate import undefined_notes
+    from ..measures.trec.engine import without_expected
+
+    if settings.tie_policy == "expected" and without_expected(measures):
+        raise click.BadParameter("expected: no expected value over tied scores for "
+                                 + "; ".join(without_expected(measures)), param_hint="'--tie-policy'")
     if runs.from_files and runs.qrels == "-" and "-" in (list(runs.files) or ["-"]):  # no file: the run on stdin
         raise click.UsageError("--qrels - and a run on stdin: give the run files (FILES...)")
-    return runs.evaluate(measures, settings, warn=_common.warn)
+    evaluated = runs.evaluate(measures, settings, warn=_common.warn)
+    for note in undefined_notes(evaluated, measures):
+        _common.warn(note)
+    return evaluated
 
 
 def run_ir(measures, runs, settings, output, per_group: bool, resampling=None) -> None:

@@ -115,6 +115,7 @@ def draw_options(f):
                    "command [default: tau]; with TREC input any IR measures of 'rankeval report' (repeatable, "
                    "comma lists) [default: map, ndcg_cut_10, P_10, recip_rank].")
 @_ir.ir_options
+@_ir.doc_groups_option
 @_comparison.statistics_options
 @click.option("--pred-columns", "pred_columns", callback=_common.parsed_by("stats.systems:parse_column_list"), metavar="C1,C2,...",
               help="Columns of one stream to compare\f"
@@ -133,8 +134,8 @@ def draw_options(f):
                    "repeatable. The value must be constant within a group.")
 @draw_options
 @_common.handle_errors
-def command(inputs, output, measure, ir, comparison, pred_columns, items_are_systems, value_column, scoring, by,
-            draws):
+def command(inputs, output, measure, ir, doc_groups, comparison, pred_columns, items_are_systems, value_column,
+            scoring, by, draws):
     """Compare systems on the same groups (MT segments, IR queries with --qrels):
     values, differences, effect sizes, p-values.
 
@@ -158,7 +159,7 @@ def command(inputs, output, measure, ir, comparison, pred_columns, items_are_sys
       rankeval convert --from wmt-scores chrF.seg.score.gz | rankeval compare \\
         --items-are-systems --values score --higher-better --by lp
     """
-    names = [n for value in measure for n in value.split(",") if n.strip()]
+    names = _measure_names(measure, ir.qrels)
     if value_column is not None and not items_are_systems:
         raise click.UsageError("--values applies to --items-are-systems")
     if items_are_systems:
@@ -173,7 +174,8 @@ def command(inputs, output, measure, ir, comparison, pred_columns, items_are_sys
     route = _ir.route(inputs, ir, names, MEASURES) if pred_columns is None else _ir.Route(batches=())
     if route.is_ir:
         _ir.no_by(by)
-        _compare_runs(names, route.runs, ir, scoring, output, comparison, comparison.settings(DEFAULT_IR_TESTS, draws))
+        settings = _ir.ir_settings(scoring, ir, gain=scoring.gain, rel_max=scoring.rel_max, doc_groups=doc_groups)
+        _compare_runs(names, route.runs, settings, output, comparison, comparison.settings(DEFAULT_IR_TESTS, draws))
         return
     if len(names) > 1 or (names and names[0] not in MEASURES):
         raise click.BadParameter(f"one of {', '.join(MEASURES)} (IR measures need TREC input: --qrels)",
@@ -182,7 +184,7 @@ def command(inputs, output, measure, ir, comparison, pred_columns, items_are_sys
                          comparison, comparison.settings(DEFAULT_MT_TESTS, draws))
 
 
-def _compare_runs(names, runs, ir, scoring, output, comparison, stats) -> None:
+def _compare_runs(names, runs, settings, output, comparison, stats) -> None:
     """compare with TREC input: the runs (or systems of several runs) compared per measure by
     :func:`rankeval_cli.stats.comparisons.compare`, written by :mod:`._comparison`."""
     from ..ir.systems import system_matrix
@@ -193,7 +195,6 @@ def _compare_runs(names, runs, ir, scoring, output, comparison, stats) -> None:
     if summed:
         raise click.BadParameter(f"{summed[0]} is a count summed over queries, not a mean: compare its per-query "
                                  "values from 'rankeval report --per-group'", param_hint="'-m'")
-    settings = _ir.ir_settings(scoring, ir, gain=scoring.gain, rel_max=scoring.rel_max)
     systems, aliases = _ir.run_systems(runs, measures, settings, comparison.system_specs)
     if len(systems) < 2:
         raise click.UsageError("compare needs two or more runs or --system (the first is the baseline)")
@@ -303,6 +304,16 @@ def _mean(values) -> float:
 
     v = values[np.isfinite(values)]
     return math.fsum(v.tolist()) / len(v) if len(v) else math.nan
+
+
+def _measure_names(values, qrels) -> list:
+    """``-m`` values split at commas: IR names by the IR grammar (``P.5,10``, ``rND(groups="a,b")``), which
+    is loaded only for them."""
+    if qrels or any(ch in value for value in values for ch in "(.@_"):
+        from ..measures.trec.names import split_names
+
+        return split_names(values)
+    return [n for value in values for n in value.split(",") if n.strip()]
 
 
 def _measure_spec(measure, scoring: Scoring):

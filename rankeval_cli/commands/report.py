@@ -9,8 +9,9 @@ from . import _ci, _common, _ir, _position
 from .tau import variant_option
 
 
-@click.command(name="report")
+@click.command(name="report", cls=_ir.MeasureHelp)
 @_position.measure_options("group, items, skipped, tau, rr, ndcg, err, rankdcg, best_predicted")
+@_ir.doc_groups_option
 @_ir.measure_option("Measures: trec_eval, ir_measures or MT names [default: MT rows; TREC: map, P_10, ...]\f"
                     "Measures to report (repeatable; comma lists): IR names of trec_eval (map, map_cut_K, "
                     "P_K, recall_K, ndcg, ndcg_cut_K, recip_rank, Rprec, bpref, success_K, num_ret, num_rel, "
@@ -32,10 +33,9 @@ from .tau import variant_option
                    "ERR denominator 2^rel_max (see 'rankeval err') [default: n with ranks, scale:4 with grades].")
 @_ci.ci_options
 @_common.handle_errors
-def command(inputs, output, position, ir, measures, k, variant, gain, rel_max, resampling):
+def command(inputs, output, position, ir, doc_groups, measures, k, variant, gain, rel_max, resampling):
     """All measures at once: tau, MRR, NDCG, ERR, rankDCG, BPH shares and the
-    average predicted rank of MT rankings; with --qrels, trec_eval's measures
-    of TREC runs (-m: map, P_10, nDCG@10, ...).
+    average predicted rank of MT rankings; with --qrels, IR measures of runs.
 
     MT rows: tau (micro, macro, counts, p), MRR, NDCG, ERR, rankDCG, BPH shares
     per human rank and the average predicted rank.
@@ -74,7 +74,7 @@ def command(inputs, output, position, ir, measures, k, variant, gain, rel_max, r
     route = _ir.route(inputs, ir, measures, mt_names, output.format)
     if route.is_ir:
         _ir.no_by(position.by)
-        ir_settings = _ir.ir_settings(position, ir, gain=gain, rel_max=rel_max)
+        ir_settings = _ir.ir_settings(position, ir, gain=gain, rel_max=rel_max, doc_groups=doc_groups)
         _ir.run_ir(_ir.parse_measures(measures), route.runs, ir_settings, output, position.per_group,
                    resampling.resolved())
         return

@@ -71,7 +71,9 @@ def _ci_level(ctx, param, value):
                    "corrected them) [default: the first adjusted p column, else the first p column].")
 @click.option("--best", type=click.Choice(TABLE_BEST), default="auto", show_default=True,
               help="Bold the best value [default: auto]\f"
-                   "Bold the best value of each column: high, low or none; auto = high for compare summaries.")
+                   "Bold the best value of each column: high, low or none; auto = for compare summaries, the "
+                   "best by each IR measure's definition (the lowest rND, rKL, rRD, unj, rbp_resid; no bold for "
+                   "counts), else the highest; none for other summaries.")
 @click.option("--effect", type=click.Choice(EFFECTS), default=None,
               help="compare: an effect size in parentheses\f"
                    "compare summaries: show this effect size against the (first) baseline in parentheses.")
@@ -130,7 +132,7 @@ def command(ctx, files, output, output_format, digits, labels, value_column, sho
         _check_level(table.signatures, show_ci)
     markup = output_format if output_format in TABLE_FORMATS else "plain"
     if best == "auto":
-        best = "high" if table.baselines or table.markings else "none"
+        best = "measure" if table.baselines or table.markings else "none"
     style = Style(digits, show_ci, alpha, markup, best, effect)
     records = table_records(table, style)
     with _common.output_stream(output) as out:

@@ -19,32 +19,52 @@ import numpy as np
 
 from ..batch import Batch, offsets_from_sizes
 from ..errors import DataError
-from ..inputs import iter_lines, source_name
+from ..inputs import decode, non_blank_lines, open_binary, read_blocks, source_name
+from . import jsonl_arrow
 from .columns import format_numbers
 
 CORE_KEYS = ("group", "items", "gold", "pred")
 GROUPS_PER_BATCH = 8192
 #: a batch also ends after this many characters of JSON (long lines make smaller batches)
 BATCH_CHARS = 1 << 24
+#: blocks read at once (pyarrow decodes one at a time)
+ARROW_BLOCK_BYTES = 1 << 24
 
 
 def read_jsonl(source, **_options) -> Iterator[Batch]:
     """Stream batches from JSON lines (a path, ``-`` or a file object).
 
     The extra keys are those of the first object; every later object must have them.
+    An input of a megabyte or more is decoded by pyarrow where it is installed (the ``arrow``
+    extra; :mod:`.jsonl_arrow`), block by block, each block it cannot take as the standard
+    decoder would read by that decoder: the batches are the same either way.
     """
     name = source_name(source)
     pending: list[tuple[int, str]] = []
     held = 0
     extras: list[str] | None = None
-    for number, text in iter_lines(source, skip_blank=True):
-        if text.strip():
-            pending.append((number, text))
-            held += len(text)
-        if len(pending) >= GROUPS_PER_BATCH or held >= BATCH_CHARS:
-            batch, extras = _batch_of(pending, extras, name)
-            yield batch
-            pending, held = [], 0
+    arrow = None  # decided on the first block
+    with open_binary(source) as stream:
+        for block, first_line in read_blocks(stream, name, block_bytes=ARROW_BLOCK_BYTES, skip_blank=True):
+            if arrow is None:
+                arrow = len(block) >= jsonl_arrow.MIN_BYTES and jsonl_arrow.available()
+            fast = jsonl_arrow.block_batches(block, first_line, extras, name, GROUPS_PER_BATCH) if arrow else None
+            if fast is not None:
+                if pending:
+                    batch, extras = _batch_of(pending, extras, name)
+                    yield batch
+                    pending, held = [], 0
+                batches, extras = fast
+                yield from batches
+                continue
+            for number, text in non_blank_lines(decode(block, name, first_line), first_line):
+                if text.strip():
+                    pending.append((number, text))
+                    held += len(text)
+                if len(pending) >= GROUPS_PER_BATCH or held >= BATCH_CHARS:
+                    batch, extras = _batch_of(pending, extras, name)
+                    yield batch
+                    pending, held = [], 0
     if pending:
         yield _batch_of(pending, extras, name)[0]
 

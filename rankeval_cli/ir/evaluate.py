@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import DataError
+
 
 class Settings:
     """What every IR evaluation needs besides its input; its signature fields.
@@ -12,7 +16,8 @@ class Settings:
     ``--rel-max scale:G``)."""
 
     def __init__(self, *, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=4.0,
-                 higher_better=False):
+                 higher_better=False, doc_groups=None):
+        self.doc_groups = doc_groups  # the document-groups file of the fairness measures
         self.tie_policy = tie_policy or "trec"
         self.rel_level, self.depth, self.all_queries = rel_level, depth, all_queries
         self.gain = gain or "linear"
@@ -76,22 +81,89 @@ def measures_of(names) -> list:
                 if len(values) == 1:
                     raise UnknownMeasure(name, "a string per query; rankeval trec_eval prints it")
                 continue
-            if d is not None and d.reads not in ("qrels", "any"):
+            if d is not None and d.reads in ("qrels_jg", "prefs"):
                 raise UnknownMeasure(name, f"reads {d.reads} judgments (rankeval trec_eval -R {d.reads})")
             if m.name not in seen:
                 seen.add(m.name)
                 out.append(m)
+    reads = {m.definition.reads for m in out} - {"any", "groups"}
+    if "diversity" in reads and (len(reads) > 1 or any(m.definition.reads == "groups" for m in out)):
+        diverse = next(m.name for m in out if m.definition.reads == "diversity")
+        other = next(m.name for m in out if m.definition.reads not in ("diversity", "any"))
+        raise UnknownMeasure(diverse, f"it reads diversity qrels (qid subtopic docno judgment) and {other} "
+                                      "ordinary qrels: evaluate them in two commands")
     return out
 
 
-def evaluate(ranking, measures, settings: Settings) -> dict:
-    """measure name -> per-query values."""
+def undefined_notes(runs, measures) -> list:
+    """A note per run and measure defined for some queries only (Accuracy): how many were left out."""
+    notes = []
+    for run in runs:
+        for m in measures:
+            d = m.definition
+            if d is not None and d.summary == "defined":
+                left = int(np.isnan(run.values(m.name)).sum())
+                if left:
+                    notes.append(f"{run.label}: {m.name}: {left} queries where it is undefined left out of its mean "
+                                 "(as ir_measures leaves them out)")
+    return notes
+
+
+def read_judgments(path: str, measures, doc_groups: str | None = None):
+    """(the qrels the runs are joined with, what the measures that read more read): diversity qrels
+    when a measure reads them (then every measure does), else ordinary qrels; the document groups of
+    the fairness measures."""
+    from functools import partial
+
+    from ..formats.trec.qrels import read_qrels
+
+    if any(m.definition.reads == "diversity" for m in measures):
+        from ..formats.diversity_qrels import read_diversity_qrels
+        from ..measures.families.diversity_batch import DiversityBatch
+
+        dq = read_diversity_qrels(path)
+        return dq.qrels, {"diversity": partial(DiversityBatch, dq=dq), "notes": _diversity_notes(dq)}
+    qrels = read_qrels(path)
+    if not any(m.definition.reads == "groups" for m in measures):
+        return qrels, None
+    from ..measures.families.fairness import GroupsBatch
+
+    if doc_groups is None:
+        name = next(m.name for m in measures if m.definition.reads == "groups")
+        raise DataError(f"{name} needs the documents' groups: --doc-groups FILE")
+    from ..formats.doc_groups import read_doc_groups
+
+    groups = read_doc_groups(doc_groups)
+    label = _labels(groups, qrels.docno, qrels.source)
+    return qrels, {"groups": partial(GroupsBatch, groups=groups, qrels=qrels, qrels_label=label), "doc_groups": groups}
+
+
+def _diversity_notes(dq) -> list:
+    """A note when every query of the diversity qrels has one subtopic (ordinary qrels, most likely)."""
+    if len({s for subs in dq.subtopics for s in subs}) != 1 or any(len(subs) != 1 for subs in dq.subtopics):
+        return []
+    return [f"{dq.source}: every judgment is of subtopic {dq.subtopics[0][0]}: each query counts as one intent "
+            "(the second field of diversity qrels is the subtopic, as ndeval and ir_measures read it)"]
+
+
+def _labels(groups, docnos, source: str):
+    """Each docno's row of the document groups; a document without one is an error."""
+    label = groups.find(docnos)
+    missing = np.flatnonzero(label < 0)
+    if len(missing):
+        raise DataError(f"docno {docnos[int(missing[0])].decode('utf-8', 'replace')} of {source} has no group in "
+                        f"{groups.source}")
+    return label
+
+
+def evaluate(ranking, measures, settings: Settings, extra=None) -> dict:
+    """measure name -> per-query values (``extra``: what the measures read besides qrels)."""
     from ..errors import DataError
     from ..measures.trec.engine import evaluate as evaluate_batch
 
     try:
         return evaluate_batch(ranking, measures, tie_policy=settings.tie_policy, rel_level=settings.rel_level,
-                              gain=settings.gain, rel_max=settings.rel_max)
+                              gain=settings.gain, rel_max=settings.rel_max, extra=extra)
     except ValueError as exc:
         raise DataError(str(exc)) from None
 
@@ -101,12 +173,13 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     message) hears of the run's queries that the qrels lack. The qrels are read once; the
     runs are executor work units (``--jobs``), unless one is read from stdin or a pipe."""
     from ..executor import map_units
-    from ..formats.trec.qrels import read_qrels
     from ..inputs import is_regular_file
 
-    qrels = read_qrels(qrels_path)
+    qrels, extra = read_judgments(qrels_path, measures, settings.doc_groups)
+    for note in (extra or {}).get("notes", ()) if warn is not None else ():
+        warn(note)
     in_line = not all(is_regular_file(path) for path in files)
-    out = map_units(_evaluate_run, list(files), shared=(qrels, measures, settings), label="runs",
+    out = map_units(_evaluate_run, list(files), shared=(qrels, extra, measures, settings), label="runs",
                     serial=in_line)
     for values in out:
         if values.skipped and warn is not None:
@@ -129,7 +202,7 @@ def _evaluate_run(shared, path: str) -> RunValues:
     from ..formats.trec.streaming import stream_join
     from ..measures.ir import ranking_from_joined
 
-    qrels, measures, settings = shared
+    qrels, extra, measures, settings = shared
     values, tag = RunValues(path), None
     for joined, run in stream_join(path, qrels, depth=settings.depth, all_queries=settings.all_queries):
         if joined is None:  # the run's queries are scattered: it is read again whole
@@ -137,8 +210,15 @@ def _evaluate_run(shared, path: str) -> RunValues:
             continue
         tag = tag or run.tag or None
         ranking = ranking_from_joined(joined)
+        if extra and "doc_groups" in extra:
+            ranking.label = _labels(extra["doc_groups"], run.docno.take(joined.row), path)
+            index = {q: i for i, q in enumerate(qrels.qids)}
+            ranking.query = np.array([index[q] for q in joined.qids], dtype=np.int64)
         values.positive += int((ranking.judged_grade > 0).sum())
-        values.add(joined.qids, evaluate(ranking, measures, settings))
+        try:
+            values.add(joined.qids, evaluate(ranking, measures, settings, extra))
+        except DataError as error:  # a measure's refusal of this run's data (its ties)
+            raise error.located(path) from None
         values.skipped += joined.skipped_queries
     values.source, values.label = path, tag or path
     values.sort()
@@ -191,4 +271,6 @@ def _subset(ranking, keep, depth):
     j_sizes = np.diff(ranking.judged_offsets)
     j_rows = np.repeat(keep, j_sizes)
     return Ranking(offsets_from_sizes(np.bincount(group[rows], minlength=q)[keep]), ranking.rel[rows],
-                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows])
+                   ranking.tie_block[rows], offsets_from_sizes(j_sizes[keep]), ranking.judged_grade[j_rows],
+                   None if ranking.doc is None else ranking.doc[rows],
+                   None if ranking.judged_doc is None else ranking.judged_doc[j_rows])

@@ -12,15 +12,16 @@ import numpy as np
 def mean_value(measure, values) -> float:
     """A run's value from its queries': the mean (NaN without a query), the sum for counts
     (trec_eval), the geometric mean for gm_map and gm_bpref (their per-query values are
-    log(max(v, 0.00001)): exp of the mean)."""
-    import math
-
+    log(max(v, 0.00001)): exp of the mean), the mean over the queries where it is defined for a
+    measure undefined for some (Accuracy: NaN per query there)."""
+    d = getattr(measure, "definition", None)
+    if d is not None and d.summary == "defined":
+        values = values[~np.isnan(values)]
     total = math.fsum(values.tolist())
     if measure.summed:
         return total
     if not len(values):
         return math.nan
-    d = getattr(measure, "definition", None)
     if d is not None and d.summary == "gmean":
         return math.exp(total / len(values))
     return total / len(values)
@@ -42,6 +43,9 @@ def summary_records(runs, measures, settings, resampling=None, attach_interval=N
     for run in runs:
         for m in measures:
             values = run.values(m.name)
+            d = m.definition
+            if d is not None and d.summary == "defined":
+                values = values[~np.isnan(values)]
             record = {"system": run.label, "measure": m.name, "value": summary_value(m, run, settings),
                       "groups": len(values)}
             extra = resampling.signature() if resampling is not None and not m.summed else {}
@@ -133,7 +137,7 @@ def trec_eval_summary(d, name: str, evaluation, options) -> float:
     n = evaluation.qrels_queries if options.complete else n_eval
     if d.summary == "queries":
         return float(n)
-    if name == "num_rel" and options.complete and options.zscores is None:
+    if name == "num_rel" and options.complete:  # m_num_rel.c recounts it from the qrels (-Z or not)
         return float(evaluation.positive)
     column = evaluation.values[name]
     total = float(np.cumsum(column)[-1]) if len(column) else 0.0

@@ -77,8 +77,8 @@ def err_scale(rel_max: str | None) -> float:
 
 
 def evaluation_settings(*, tie_policy=None, rel_level=1, depth=None, all_queries=False, gain=None, rel_max=None,
-                        higher_better=False) -> Settings:
+                        higher_better=False, doc_groups=None) -> Settings:
     """The :class:`~.evaluate.Settings` of the command line's options (``rel_max`` as ``--rel-max``
-    gives it: :func:`err_scale`)."""
+    gives it: :func:`err_scale`; ``doc_groups``: the document-groups file of the fairness measures)."""
     return Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries, gain=gain,
-                    rel_max=err_scale(rel_max), higher_better=higher_better)
+                    rel_max=err_scale(rel_max), higher_better=higher_better, doc_groups=doc_groups)

@@ -23,18 +23,20 @@ trec_eval 10.0's rules, from its ``trec_eval.c``, ``meas_*.c`` and ``measures.c`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import DataError
+from ..formats.trec.fields import c_readings
+from ..formats.trec.repeats import allowing_repeats
 from ..measures.trec import registry
 from ..measures.trec.engine import compute, cut, query_batch
-from ..measures.trec.names import UnknownMeasure, parse as parse_name
 from ..measures.trec.params import ParamError, parse_params
 from .judgments import judgment_group_batch, preference_batch, query_list, read_rel_info, stand_in
 from .rankings import BATCH_ROWS, concatenated, float32_order, with_float_blocks
 from .run_records import trec_eval_lines
+from .trec_eval_edges import TrecEvalStop, refuse_comments, stop_at  # noqa: F401  (the first two: API)
 
 #: what ``-v`` reports per emulated version
 VERSION_STRINGS = {10: "10.0-rc3", 9: "9.0.8"}
@@ -88,13 +90,15 @@ def select(measure_args, version: int = 10) -> list[tuple[registry.Definition, r
         if registry.get(name, version, trec_eval_only=True) is not None:
             marked.add(name)
             continue
+        from ..measures.trec.names import UnknownMeasure, parse as parse_name  # (other spellings only)
+
         try:
             values = parse_name(arg, version=version)
         except (UnknownMeasure, ParamError) as exc:
             raise TrecEvalError(f"illegal measure '{arg}': {exc}") from None
         for m in values:
             d = m.definition
-            if m.own or d is None or not d.in_trec_eval or m.rel_level is not None or m.judged_only or \
+            if d is None or not d.in_trec_eval or m.rel_level is not None or m.judged_only or \
                     m.grade_map is not None or m.depth is not None:
                 raise TrecEvalError(f"illegal measure '{arg}': trec_eval has no such measure (rankeval report "
                                     "computes it)")
@@ -166,6 +170,12 @@ class Evaluation:
     runid: str
     qrels_queries: int  # queries of the qrels (-c averages over them)
     positive: int  # qrels judgments with grade > 0 (-c's num_rel)
+    stop: tuple | None = None  # (index of the query where trec_eval stops, the TrecEvalStop)
+
+    def head(self, n: int) -> "Evaluation":
+        """The first ``n`` queries only."""
+        values = {k: v[:n] for k, v in self.values.items()}
+        return Evaluation(self.requests, self.qids[:n], values, self.runid, self.qrels_queries, self.positive)
 
 
 def validate(options: Options) -> list:
@@ -185,35 +195,48 @@ def evaluate(options: Options, rel_path: str, run_path: str, *, rel_info=None) -
     requests = validate(options)
     reads = REL_FORMATS[options.rel_format]
     if rel_info is None:
-        rel_info = read_rel_info(options.rel_format, rel_path)
+        rel_info = read_judgments(options.rel_format, rel_path)
     return _Evaluator(options, requests, rel_info, reads).run(run_path)
+
+
+def read_judgments(rel_format: str, path: str):
+    """The judgments of ``path`` in trec_eval's ``-R`` format, grades read as trec_eval reads them."""
+    with c_readings():
+        return read_rel_info(rel_format, path)
 
 
 class _Evaluator:
     def __init__(self, options: Options, requests, rel_info, reads):
         self.options, self.requests, self.rel_info, self.reads = options, requests, rel_info, reads
         self.rows: list = []  # (qids, {name: values}) per evaluated batch
+        self.repeats: dict = {}  # qid -> a docno twice in its ranking (Joined.repeats)
         self.expected = options.tie_policy == "expected"
 
     # -- the run, batch by batch
     def run(self, run_path) -> Evaluation:
-        from ..formats.trec.streaming import stream_join
-        from ..measures.ir import ranking_from_joined
-
         o = self.options
         if not self.rel_info.qids:  # trec_eval: "Cannot read qrels file" (exit 2)
             raise DataError("the judgments hold no query", self.rel_info.source)
         join_qrels = self.rel_info if self.reads == "qrels" else query_list(self.rel_info)
         simple = self.reads == "qrels" and o.version >= 10 and o.tie_policy in ("trec", "expected")
         need_documents = self.reads != "qrels" or o.version < 10
+        with allowing_repeats(), c_readings():  # trec_eval decides per query, after -M (stop_at); atof/atol
+            return self._read(run_path, join_qrels, simple, need_documents)
+
+    def _read(self, run_path, join_qrels, simple, need_documents) -> Evaluation:
+        from ..formats.trec.streaming import stream_join
+        from ..measures.ir import ranking_from_joined
+
+        o = self.options
         runid = None
         pending, rows = [], 0
         for joined, part in stream_join(run_path, join_qrels, depth=o.max_docs if simple else None,
                                              all_queries=o.complete):
             if joined is None:  # the run is read again whole
-                self.rows, pending, rows = [], [], 0
+                self.rows, self.repeats, pending, rows = [], {}, [], 0
                 continue
             runid = part.last_tag or runid
+            self.repeats.update(joined.repeats)
             bogus = part.n_rows == 0  # the qrels' queries the run lacks (-c)
             if joined.n_queries == 0 or (bogus and o.version < 10):
                 continue
@@ -233,7 +256,7 @@ class _Evaluator:
             self._batch(*concatenated(pending), False, simple)
         if runid is None:
             raise DataError("the run holds no line", run_path)
-        return self._result(runid)
+        return self._result(runid, part.source)
 
     def _batch(self, qids, ranking, docno, score, bogus, simple):
         from ..measures.trec.engine import kept, policy_order, reorder, subset
@@ -279,7 +302,7 @@ class _Evaluator:
         self.rows.append((list(qids), columns))
 
     # -- the whole run
-    def _result(self, runid: str) -> Evaluation:
+    def _result(self, runid: str, run_name: str) -> Evaluation:
         qids = [q for batch_qids, _ in self.rows for q in batch_qids]
         order = sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8"))
         values = {}
@@ -294,12 +317,15 @@ class _Evaluator:
                     column = np.concatenate([columns[name] for _, columns in self.rows]) if self.rows else np.zeros(0)
                     values[name] = column[np.array(order, dtype=np.int64)] if len(order) else column
         if self.reads == "qrels":
+            stop = stop_at(self.requests, self.rel_info, [qids[i] for i in order], values,
+                         (self.repeats, run_name, self.options.max_docs))
             positive = int((self.rel_info.grade > 0).sum())
         elif self.reads == "qrels_jg":
             positive = self.rel_info.positive_judgments()
         else:
             positive = 0
-        return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive)
+        return Evaluation(self.requests, [qids[i] for i in order], values, runid, len(self.rel_info.qids), positive,
+                          stop if self.reads == "qrels" else None)
 
 
 def _clean_bogus(columns: dict) -> None:
@@ -349,6 +375,8 @@ def _report_unit(shared, run_path: str) -> str:
 
 def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str:
     """The whole output of ``trec_eval OPTIONS REL_PATH RUN_PATH``."""
+    if options.version < 10:
+        refuse_comments(run_path, "run")
     evaluation = evaluate(options, rel_path, run_path, rel_info=rel_info)
     if not evaluation.qids:
         raise DataError("no queries with both results and relevance info", run_path)
@@ -356,4 +384,9 @@ def report(options: Options, rel_path: str, run_path: str, rel_info=None) -> str
         from ..formats.trec.zscores import read_zscores
 
         zscores(evaluation, read_zscores(options.zscores))
+    if evaluation.stop is not None:  # trec_eval's -q lines of the queries before, then exit 4
+        at, error = evaluation.stop
+        error.output = trec_eval_lines(evaluation.head(at), replace(options, summary=False)) \
+            if options.per_query else ""
+        raise error
     return trec_eval_lines(evaluation, options)

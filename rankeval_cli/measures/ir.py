@@ -1,4 +1,6 @@
-"""IR measures as trec_eval computes them, and one registry of their names.
+"""IR measures as trec_eval computes them: rankeval's first kernels (:class:`Evaluator`), which
+the registry (:mod:`rankeval_cli.measures.trec`) reads for ERR, Judged, rankDCG, exponential-gain
+nDCG and the expected tie policy of P, R, AP, RR, R-prec, nDCG and Success.
 
 Every measure reads a *ranking* per query (the retrieved documents in order, each with
 its relevance value: a grade ≥ 0, −1 = not in the qrels, −2 = a negative qrels grade,
@@ -42,7 +44,6 @@ the default for TREC input) orders everything before this module; ``pessimistic`
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,32 +54,20 @@ from .ties import Prepared, block_mean, segment_sum
 
 NONPOOL, UNJUDGED = -1, -2
 
-# ---- the registry -------------------------------------------------------------------------
+# ---- the kernels' names ---------------------------------------------------------------------
 
-KINDS = ("ap", "p", "recall", "ndcg", "rr", "rprec", "bpref", "success", "err", "judged", "num_ret",
-         "num_rel", "num_rel_ret", "rankdcg")
-#: kinds whose summary is the sum over queries (trec_eval), not the mean
-SUMMED = ("num_ret", "num_rel", "num_rel_ret")
-#: kinds with an exact expected value over tied blocks
+#: the kernels of :class:`Evaluator` with an exact expected value over tied blocks (all but bpref)
 EXPECTED = ("ap", "p", "recall", "ndcg", "rr", "rprec", "success", "err", "judged", "num_ret", "num_rel",
             "num_rel_ret", "rankdcg")
 
-_K = r"([1-9][0-9]*)"
-_PATTERNS = [  # (regex, kind, cut-off group or None): trec_eval names, then ir_measures names
-    (r"map", "ap", None), (rf"map_cut_{_K}", "ap", 1), (rf"P_{_K}", "p", 1), (rf"recall_{_K}", "recall", 1),
-    (r"ndcg", "ndcg", None), (rf"ndcg_cut_{_K}", "ndcg", 1), (r"recip_rank", "rr", None),
-    (r"Rprec", "rprec", None), (r"bpref", "bpref", None), (rf"success_{_K}", "success", 1),
-    (r"num_ret", "num_ret", None), (r"num_rel", "num_rel", None), (r"num_rel_ret", "num_rel_ret", None),
-    (r"AP", "ap", None), (rf"AP@{_K}", "ap", 1), (rf"P@{_K}", "p", 1), (rf"R@{_K}", "recall", 1),
-    (r"nDCG", "ndcg", None), (rf"nDCG@{_K}", "ndcg", 1), (r"RR", "rr", None), (rf"RR@{_K}", "rr", 1),
-    (r"Bpref", "bpref", None), (rf"Success@{_K}", "success", 1), (rf"ERR@{_K}", "err", 1), (r"ERR", "err", None),
-    (rf"Judged@{_K}", "judged", 1), (r"NumRet", "num_ret", None), (r"NumRel", "num_rel", None),
-    (r"NumRelRet", "num_rel_ret", None), (r"rankDCG", "rankdcg", None),
-]
-_COMPILED = [(re.compile(p), kind, g) for p, kind, g in _PATTERNS]
+
 @dataclass(frozen=True)
 class Measure:
-    """A parsed measure name: what to compute (``kind``, cut-off ``k``) and how to print it."""
+    """What :meth:`Evaluator.values` computes: a kernel (``kind``, one of ``ap``, ``p``,
+    ``recall``, ``ndcg``, ``rr``, ``rprec``, ``bpref``, ``success``, ``err``, ``judged``,
+    ``num_ret``, ``num_rel``, ``num_rel_ret``, ``rankdcg``) and its cut-off ``k``. Users' names
+    go through the registry (:mod:`rankeval_cli.measures.trec.names`), which computes these
+    kernels through :mod:`rankeval_cli.measures.trec.legacy`."""
 
     name: str
     kind: str
@@ -86,22 +75,8 @@ class Measure:
 
     @property
     def summed(self) -> bool:
-        return self.kind in SUMMED
-
-
-def parse(name: str) -> Measure | None:
-    """The IR measure a trec_eval or ir_measures name denotes, or None if it is none.
-
-    (The kernels' own names; users' names go through :mod:`rankeval_cli.measures.trec.names`.)
-
-    >>> parse("ndcg_cut_10"), parse("nDCG@10").kind, parse("tau_micro")
-    (Measure(name='ndcg_cut_10', kind='ndcg', k=10), 'ndcg', None)
-    """
-    for pattern, kind, group in _COMPILED:
-        match = pattern.fullmatch(name)
-        if match:
-            return Measure(name, kind, int(match.group(group)) if group else None)
-    return None
+        """Counts are summed over queries (trec_eval), not averaged."""
+        return self.kind in ("num_ret", "num_rel", "num_rel_ret")
 
 
 # ---- rankings -----------------------------------------------------------------------------
@@ -115,6 +90,10 @@ class Ranking:
     tie_block: np.ndarray  # nondecreasing block number per row: rows of equal score share one
     judged_offsets: np.ndarray  # int64, Q + 1
     judged_grade: np.ndarray  # non-negative grades per query, highest first
+    doc: np.ndarray | None = None  # the qrels row of each retrieved row (−1: none), for diversity qrels
+    judged_doc: np.ndarray | None = None  # the qrels row of each judged grade
+    label: np.ndarray | None = None  # each retrieved row's document-groups row (the fairness measures)
+    query: np.ndarray | None = None  # each query's index in the qrels
 
     @property
     def n_queries(self) -> int:
@@ -350,4 +329,5 @@ def ranking_from_rows(offsets, gold, pred, item, tie_policy: str):
 
 
 def ranking_from_joined(joined) -> Ranking:
-    return Ranking(joined.offsets, joined.rel, joined.tie_block, joined.judged_offsets, joined.judged_grade)
+    return Ranking(joined.offsets, joined.rel, joined.tie_block, joined.judged_offsets, joined.judged_grade,
+                   joined.qrels_row, joined.judged_row)

@@ -42,8 +42,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..batch import (SORT_BUCKET_MAX, Batch, bucket_matrix, bucket_put, group_index, offsets_from_sizes,
-                     size_buckets, sort_within_groups, tie_block_starts)
+from ..batch import (SORT_BUCKET_MAX, Batch, bucket_matrix, bucket_put, distinct, group_index,
+                     offsets_from_sizes, size_buckets, sort_within_groups, tie_block_starts)
 from ..errors import DataError
 from ..exactsum import ExactSum
 from ..ranks import normalize_ranks
@@ -268,7 +268,7 @@ def padded_buckets(offsets: np.ndarray, min_size: int = 1):
     if len(sizes) == 0 or sizes.max() < max(min_size, 1):
         return
     width = np.where(sizes >= max(min_size, 1), 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64), 0)
-    for w in np.unique(width[width > 0]):
+    for w in distinct(width[width > 0]):
         sel = np.flatnonzero(width == w)
         cols = np.arange(w)
         valid = cols[None, :] < sizes[sel, None]

@@ -138,7 +138,34 @@ def run_checks(results: dict) -> list[Check]:
                 check.status = "same" if same else "DIFFERENT"
         checks.append(check)
     checks.extend(_roundtrip(results))
+    checks.extend(_diversity(results))
     return checks
+
+
+#: report's names of ndeval's columns (the cut-offs ndeval prints)
+NDEVAL_COLUMNS = {"ERR_IA@20": "ERR-IA@20", "nERR_IA@20": "nERR-IA@20", "alpha_DCG@20": "alpha-DCG@20",
+                  "alpha_nDCG@20": "alpha-nDCG@20", "NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA",
+                  "P_IA@20": "P-IA@20", "StRecall@20": "strec@20", "alpha_nDCG@10": "alpha-nDCG@10"}
+
+
+def _diversity(results: dict) -> list[Check]:
+    """W7: rankeval ndeval prints ndeval's bytes; report's means equal ndeval's amean (printed to 6 decimals)."""
+    out = []
+    ours, theirs, report = (results.get(k) for k in ("W7/rk-ndeval", "W7/ndeval", "W7/report-diversity"))
+    if ours is not None and theirs is not None:
+        check = Check("W7 rankeval ndeval = ndeval", "-traditional, byte-identical output")
+        check.status = ("same" if filecmp.cmp(ours.output, theirs.output, shallow=False) else "DIFFERENT") \
+            if ours.ok and theirs.ok else "not run"
+        out.append(check)
+    if report is not None and theirs is not None and report.ok and theirs.ok:
+        lines = open(theirs.output, encoding="utf-8").read().splitlines()
+        header, amean = lines[0].split(","), lines[-1].split(",")
+        for name, column in NDEVAL_COLUMNS.items():
+            check = Check(f"W7 ndeval {column}", "report's mean, ndeval's amean to 6 decimals")
+            check.ours, check.theirs = tsv_value(report, name), float(amean[header.index(column)])
+            check.status = "same" if abs(check.ours - check.theirs) <= 5.0000001e-7 else "DIFFERENT"
+            out.append(check)
+    return out
 
 
 def _roundtrip(results: dict) -> list[Check]:
@@ -154,12 +181,16 @@ def _roundtrip(results: dict) -> list[Check]:
         else:
             check.status = f"not run ({back.status})"
         out.append(check)
-    for suffix, what in (("", "four measures, binary qrels"), ("-graded", "four measures, graded qrels"),
-                         ("-all", "-m all_trec")):
-        ours, theirs = results.get(f"W5/rk-trec_eval{suffix}"), results.get(f"W5/trec_eval{suffix}")
+    from .trec_sizes import SAME_BYTES
+
+    pairs = [(f"W5/rk-trec_eval{suffix}", f"W5/trec_eval{suffix}", f"W5, {what}")
+             for suffix, what in (("", "four measures, binary qrels"), ("-graded", "four measures, graded qrels"),
+                                  ("-all", "-m all_trec"))]
+    for our_key, their_key, what in pairs + [(a, b, f"TREC, {w}") for a, b, w in SAME_BYTES]:
+        ours, theirs = results.get(our_key), results.get(their_key)
         if ours is None or theirs is None:
             continue
-        check = Check(f"W5 rankeval trec_eval = trec_eval ({what})", "byte-identical output")
+        check = Check(f"rankeval trec_eval = trec_eval ({what})", "byte-identical output")
         if ours.ok and theirs.ok:
             check.status = "same" if filecmp.cmp(ours.output, theirs.output, shallow=False) else "DIFFERENT"
         else:

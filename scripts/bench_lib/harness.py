@@ -26,6 +26,7 @@ class Result:
     case: Case
     seconds: list = field(default_factory=list)
     peaks: list = field(default_factory=list)
+    cpu: list = field(default_factory=list)  # user + system seconds of each run
     status: str = "ok"  # ok | not available: ... | failed: ...
     output: Path | None = None
     inner: dict | None = None  # parsed JSON stdout of a peer (last run)
@@ -42,6 +43,12 @@ class Result:
     @property
     def best(self) -> float | None:
         return min(self.seconds) if self.ok else None
+
+    @property
+    def cpu_median(self) -> float | None:
+        """The median CPU seconds (user + system), None when not measured (a derived case)."""
+        cpu = [c for c in self.cpu if c == c]
+        return statistics.median(cpu) if self.ok and cpu else None
 
     @property
     def peak(self) -> float | None:
@@ -124,10 +131,11 @@ def _run_once(result: Result, out_dir: Path, log) -> None:
         return
     result.seconds.append(r.seconds)
     result.peaks.append(r.peak_mb)
+    result.cpu.append(r.cpu_seconds)
     result.output = output
     if output.suffix == ".json":
         _record_phases(result, output)
-    log(f"  {c.key}: {r.seconds:.3f} s, {r.peak_mb:.0f} MB")
+    log(f"  {c.key}: {r.seconds:.3f} s, CPU {r.cpu_seconds:.3f} s, {r.peak_mb:.0f} MB")
 
 
 def _record_phases(result: Result, output: Path) -> None:

@@ -35,7 +35,7 @@ def _get(results, key):
 def _ratio_target(results, label, key, ref, limit) -> Target:
     """measured / reference <= limit; ``ref`` is a key or (seconds, name)."""
     t = Target(label, f"≤ {limit:g}×")
-    mine = _get(results, key)
+    mine, other = _get(results, key), None
     if isinstance(ref, str):
         other = _get(results, ref)
         ref = (other.median, ref) if other else None
@@ -43,6 +43,7 @@ def _ratio_target(results, label, key, ref, limit) -> Target:
         ratio = mine.median / ref[0]
         t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
         t.detail = f"{mine.median:.3f} s vs {ref[1]} {ref[0]:.3f} s"
+        t.detail += _cpu(mine, other, speedup=False) if other else ""
     else:
         t.detail = _why(results, key)
     return t
@@ -56,20 +57,38 @@ def _speedup_target(results, label, key, slower, limit, strict=False) -> Target:
         speedup = other.median / mine.median
         t.measured = f"{speedup:.1f}×"
         t.met = speedup > limit if strict else speedup >= limit
-        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s"
+        t.detail = f"{mine.median:.3f} s vs {other.median:.3f} s" + _cpu(mine, other)
     else:
         t.detail = _why(results, key if not mine else slower)
     return t
 
 
+def _cpu(mine, other, speedup: bool = True) -> str:
+    """The same comparison in CPU seconds (user + system), where both were measured."""
+    if mine.cpu_median is None or other.cpu_median is None or not mine.cpu_median or not other.cpu_median:
+        return ""
+    ratio = other.cpu_median / mine.cpu_median if speedup else mine.cpu_median / other.cpu_median
+    return f"; CPU {mine.cpu_median:.3f} s vs {other.cpu_median:.3f} s ({ratio:.2f}×)"
+
+
+def _slowdown_target(results, label, key, other_key, limit) -> Target:
+    """wall time of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "median", "s")
+
+
 def _memory_target(results, label, key, other_key, limit) -> Target:
     """peak RSS of ``key`` / that of ``other_key`` <= limit."""
+    return _ratio_of(results, (label, key, other_key, limit), "peak", "MB")
+
+
+def _ratio_of(results, spec, what: str, unit: str) -> Target:
+    label, key, other_key, limit = spec
     t = Target(label, f"≤ {limit:g}×")
     mine, other = _get(results, key), _get(results, other_key)
     if mine and other:
-        ratio = mine.peak / other.peak
-        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
-        t.detail = f"{mine.peak:.0f} MB vs {other.peak:.0f} MB"
+        a, b = getattr(mine, what), getattr(other, what)
+        t.measured, t.met = f"{a / b:.2f}×", a / b <= limit
+        t.detail = f"{a:.3f} s vs {b:.3f} s" if unit == "s" else f"{a:.0f} MB vs {b:.0f} MB"
     else:
         t.detail = _why(results, key if not mine else other_key)
     return t
@@ -173,6 +192,22 @@ def targets(results: dict) -> list[Target]:
                                    "W5/trec_eval-all", 3))
         out.append(_memory_target(results, "W5 rankeval trec_eval -m all_trec: peak RSS vs trec_eval",
                                   "W5/rk-trec_eval-all", "W5/trec_eval-all", 0.5))
+    if "W7/report-diversity" in results:
+        out.append(_speedup_target(results, "W7 report, 10 diversity measures, vs ndeval", "W7/report-diversity",
+                                   "W7/ndeval", 3))
+        out.append(_memory_target(results, "W7 report, 10 diversity measures: peak RSS vs ndeval",
+                                  "W7/report-diversity", "W7/ndeval", 0.5))
+        from .diversity import CWL_MEASURES
+
+        for i in range(len(CWL_MEASURES)):
+            if f"W7/report-cwl{i}" in results:
+                out.append(_ratio_target(results, f"W7 report {CWL_MEASURES[i]} vs nDCG@10",
+                                         f"W7/report-cwl{i}", "W7/report-ndcg", 1.5))
+    if "TREC/te-50" in results:
+        from .trec_sizes import MEMORY_TARGETS, TIME_TARGETS
+
+        out.extend(_slowdown_target(results, *spec) for spec in TIME_TARGETS)
+        out.extend(_memory_target(results, *spec) for spec in MEMORY_TARGETS)
     out.append(_ratio_target(results, "start-up: rankeval --help vs python -c pass", "S/help", "S/python", 3))
     out.append(_ratio_target(results, "start-up: rankeval tau (10 lines) vs python -c pass", "S/tau", "S/python", 3))
     return [t for t in out if t.detail != "not selected"]

@@ -1,11 +1,13 @@
-"""One timed run of a command in a child process: wall time and peak resident memory.
+"""One timed run of a command in a child process: wall time, CPU time and peak resident memory.
 
 The clock starts just before the child is spawned and stops when it has exited
 and been reaped, so a run covers interpreter start-up, imports, reading the whole
 input and writing the last byte of output ("end to end"). Peak memory is the
 ``ru_maxrss`` that ``wait4`` returns for that one child: the largest resident set
 of the child or of any descendant it waited for (a shell pipeline reports its
-largest stage). No polling, no deltas between runs.
+largest stage). No polling, no deltas between runs. CPU time is the user and system
+time of the child and its waited-for descendants (``wait4``'s rusage as well): on a
+machine other jobs keep busy, it moves less than the wall time does.
 
 The command is started through GNU ``/usr/bin/time -f %M`` when it exists. This
 matters: Linux charges a process, at ``exec``, the peak of the memory image it
@@ -31,6 +33,7 @@ class Run:
     peak_mb: float
     returncode: int
     stderr: str
+    cpu_seconds: float = float("nan")
 
 
 class RunError(RuntimeError):
@@ -40,13 +43,14 @@ class RunError(RuntimeError):
 GNU_TIME = shutil.which("time", path="/usr/bin:/bin")
 WRAPPER = ("import os, resource, sys\n"
            "status = os.waitstatus_to_exitcode(os.spawnvp(os.P_WAIT, sys.argv[2], sys.argv[2:]) << 8)\n"
-           "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+           "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+           "open(sys.argv[1], 'w').write(f'{u.ru_utime} {u.ru_stime} {u.ru_maxrss}')\n"
            "sys.exit(status)\n")
 
 
 def _wrapped(argv: list[str], rss_path: str) -> list[str]:
     if GNU_TIME:
-        return [GNU_TIME, "-q", "-f", "%M", "-o", rss_path, *argv]
+        return [GNU_TIME, "-q", "-f", "%U %S %M", "-o", rss_path, *argv]
     return [sys.executable, "-c", WRAPPER, rss_path, *argv]
 
 
@@ -66,23 +70,24 @@ def run(argv, *, stdout_path: str | None = None, env: dict | None = None, cwd: s
         seconds = time.perf_counter() - start
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
-        peak_kb = _read_rss(rss_path)
+        user, system, peak_kb = _read_rss(rss_path)
     finally:
         out.close()
         err.close()
         for path in (err_path, rss_path):
             if os.path.exists(path):
                 os.unlink(path)
-    return Run(seconds, peak_kb / 1024.0, child.returncode, stderr)
+    return Run(seconds, peak_kb / 1024.0, child.returncode, stderr, user + system)
 
 
-def _read_rss(path: str) -> float:
-    """Kilobytes written by ``time -f %M`` (its last line) or by the wrapper."""
+def _read_rss(path: str) -> tuple:
+    """(user s, system s, peak kilobytes) written by ``time -f '%U %S %M'`` (its last line) or by the wrapper."""
     try:
         lines = [line for line in open(path).read().splitlines() if line.strip()]
-        return float(lines[-1])
+        user, system, peak = map(float, lines[-1].split())
+        return user, system, peak
     except (OSError, ValueError, IndexError):
-        return float("nan")
+        return float("nan"), float("nan"), float("nan")
 
 
 def run_checked(argv, **options) -> Run:

@@ -20,6 +20,8 @@ each an error at its line.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import contextvars
 import re
 from dataclasses import dataclass
 from itertools import islice
@@ -28,7 +30,7 @@ import numpy as np
 
 from ...batch import offsets_from_sizes
 from ...errors import DataError
-from ..numparse import parse_exact, parse_fields
+from ..numparse import c_atof, c_atol, parse_exact, parse_fields
 
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -300,7 +302,34 @@ def shown(value: bytes) -> str:
     return text if len(text) <= SHOWN and len(value) <= 4 * SHOWN else text[:SHOWN] + "…"
 
 
+#: ``rankeval trec_eval`` reads scores and grades as trec_eval does (C's atof and atol); every
+#: other command refuses what they would guess (:func:`c_readings`)
+_C_READINGS = contextvars.ContextVar("rankeval_trec_c_readings", default=False)
+
+
+@contextlib.contextmanager
+def c_readings():
+    """Within it, a score that is not a finite number is read as C's ``atof`` reads it (``inf``,
+    ``nan``, ``0x10``, ``5.5abc`` as 5.5, ``abc`` as 0, ``1e400`` as infinity) and a grade that is
+    not an integer as ``atol`` reads it (``1.9`` as 1, ``x`` as 0): trec_eval's readings."""
+    token = _C_READINGS.set(True)
+    try:
+        yield
+    finally:
+        _C_READINGS.reset(token)
+
+
+def _c_read(buf, start, end, read) -> np.ndarray:
+
+    convert = c_atof if read == "atof" else c_atol
+    texts = (bytes(buf[int(a):int(b)]).decode("latin-1") for a, b in zip(start.tolist(), end.tolist()))
+    return np.array([convert(t) for t in texts], dtype=np.float64 if read == "atof" else np.int64)
+
+
 def numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
+    if _C_READINGS.get():
+        values, bad = parse_exact(buf, start, end) if (end - start <= MAX_NUMBER_BYTES).all() else (None, 0)
+        return values if bad is None else _c_read(buf, start, end, "atof")
     long = np.flatnonzero(end - start > MAX_NUMBER_BYTES)
     if len(long):
         row = int(long[0])
@@ -314,12 +343,22 @@ def numbers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
 
 
 def integers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
-    """Integer fields (an optional sign, then digits); anything else is an error at its line."""
+    """Integer fields (an optional sign, then digits); anything else is an error at its line
+    (within :func:`c_readings`, read as C's ``atol`` reads it)."""
     length = end - start
     width = int(length.max()) if len(length) else 0
-    if width > 15:
-        row = int(np.argmax(length))
+    ok = _integer_rows(buf, start, length, width) if width <= 15 else None
+    if ok is None or not ok.all():
+        if _C_READINGS.get():
+            return _c_read(buf, start, end, "atol")
+        row = int(np.argmax(length)) if ok is None else int(np.flatnonzero(~ok)[0])
         raise DataError(f"{column} '{_text(buf, start[row], end[row])}' is not an integer", name, lines.line(row))
+    values, _ = parse_fields(buf, start, end)
+    return values.astype(np.int64)
+
+
+def _integer_rows(buf, start, length, width) -> np.ndarray:
+    """Per field: an optional sign, then one digit or more."""
     at = np.minimum(start[:, None] + np.arange(max(width, 1))[None, :], len(buf) - 1)
     chars = buf[at]
     inside = np.arange(max(width, 1))[None, :] < length[:, None]
@@ -327,12 +366,7 @@ def integers(buf, start, end, lines, column: str, name: str) -> np.ndarray:
     digit = (chars >= 48) & (chars <= 57)
     ok = np.where(inside, digit, True)
     ok[:, 0] |= sign
-    ok = ok.all(axis=1) & (length > sign)
-    if not ok.all():
-        row = int(np.flatnonzero(~ok)[0])
-        raise DataError(f"{column} '{_text(buf, start[row], end[row])}' is not an integer", name, lines.line(row))
-    values, _ = parse_fields(buf, start, end)
-    return values.astype(np.int64)
+    return ok.all(axis=1) & (length > sign)
 
 
 def _text(buf, start, end) -> str:

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...batch import offsets_from_sizes, sort_within_groups
+from ...batch import distinct, offsets_from_sizes, sort_within_groups
 from ...errors import DataError
 from ..byteids import ByteIds, same
 from .fields import shown
 from .qrels import Qrels
+from .repeats import repeat_positions, repeats_allowed
 from .run import Run
 
 #: relevance value of a retrieved document that the qrels do not hold (trec_eval RELVALUE_NONPOOL)
@@ -62,6 +63,7 @@ class Joined:
     skipped_queries: int = 0  # run queries without qrels
     tag: str = ""
     qrels_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    repeats: dict = field(default_factory=dict)  # qid -> a docno twice (.repeats; rankeval trec_eval only)
 
     @property
     def n_queries(self) -> int:
@@ -119,7 +121,7 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
     present = _distinct_sorted(run.code) if run.n_rows else np.zeros(0, np.int64)
     skipped = int((run_to_q[present] < 0).sum())
     q_list = list(range(len(qrels.qids))) if all_queries else \
-        np.unique(run_to_q[present][run_to_q[present] >= 0]).tolist()
+        distinct(run_to_q[present][run_to_q[present] >= 0]).tolist()
     if queries is not None:
         q_list = list(queries)
     # rows of every evaluated query, grouped in qrels (byte) order of the qids
@@ -135,8 +137,11 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         key = row_slot[rows]
     sizes = np.bincount(key, minlength=len(q_list)) if len(key) else np.zeros(len(q_list), np.int64)
     offsets = offsets_from_sizes(sizes)
-    _check_duplicates(run, rows, key)
+    allowed = repeats_allowed()  # rankeval trec_eval: trec_eval decides per query, after -M
+    if not allowed:
+        _check_duplicates(run, rows, key)
     rows, block = trec_order(run, offsets, rows)
+    repeats = repeat_positions(run, rows, offsets, [qrels.qids[q] for q in q_list]) if allowed else {}
     if depth is not None:
         pos = np.arange(len(rows)) - offsets[:-1][np.repeat(np.arange(len(q_list)), sizes)]
         cut = pos < depth
@@ -164,7 +169,7 @@ def join(run: Run, qrels: Qrels, *, depth: int | None = None, all_queries: bool 
         qids=[qrels.qids[q] for q in q_list], offsets=offsets, rel=rel, row=rows, tie_block=block,
         judged_offsets=offsets_from_sizes(j_sizes), judged_grade=grade[j_rows], judged_row=q_rows[j_rows],
         judged_retrieved=retrieved[j_rows], skipped_queries=skipped, tag=run.tag,
-        qrels_row=np.where(found, q_rows[cand] if len(q_rows) else -1, -1))
+        qrels_row=np.where(found, q_rows[cand] if len(q_rows) else -1, -1), repeats=repeats)
 
 
 def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarray):
@@ -175,7 +180,7 @@ def _lookup(q_ids: ByteIds, q_slot: np.ndarray, r_ids: ByteIds, r_slot: np.ndarr
     k = max(q_ids.key_words, r_ids.key_words)
     q_words, r_words = q_ids.words(k), r_ids.words(k)
     q_hash, r_hash = q_ids.hash(q_slot, q_words), r_ids.hash(r_slot, r_words)
-    if len(np.unique(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
+    if len(distinct(q_hash)) < len(q_hash):  # a 64-bit collision inside the qrels: the exact way
         index = {key: i for i, key in enumerate(zip(q_slot.tolist(), q_ids.tolist()))}
         cand = np.array([index.get(key, -1) for key in zip(r_slot.tolist(), r_ids.tolist())], dtype=np.int64)
         return cand >= 0, np.maximum(cand, 0)

@@ -1,17 +1,15 @@
 """Evaluating many measures of one ranking batch at once: the tie policy's order, each
 measure's own settings (relevance level, judged documents only, a grade map, a cut-off),
-one :class:`~.queries.QueryBatch` per distinct setting, each registry measure computed once
-per parameter list, rankeval's own kernels (ERR, Judged, rankDCG, RR@k, exponential-gain
-nDCG) through :class:`rankeval_cli.measures.ir.Evaluator`."""
+one :class:`~.queries.QueryBatch` per distinct setting (or the batch its measures read:
+diversity qrels, document groups), each registry measure computed once per parameter list."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir import UNJUDGED, Evaluator, Ranking
-from ..ir import Measure as OwnMeasure
+from ..ir import UNJUDGED, Ranking
 from ...batch import offsets_from_sizes
-from .queries import QueryBatch
+from .queries import BatchSettings, QueryBatch
 from . import registry
 
 
@@ -35,7 +33,12 @@ def reorder(ranking: Ranking, order: np.ndarray | None) -> Ranking:
     if order is None:
         return ranking
     return Ranking(ranking.offsets, np.asarray(ranking.rel)[order], np.asarray(ranking.tie_block)[order],
-                   ranking.judged_offsets, ranking.judged_grade)
+                   ranking.judged_offsets, ranking.judged_grade, _rows(ranking.doc, order), ranking.judged_doc,
+                   _rows(ranking.label, order), ranking.query)
+
+
+def _rows(values, rows):
+    return None if values is None else np.asarray(values)[rows]
 
 
 def ordered(ranking: Ranking, tie_policy: str) -> Ranking:
@@ -63,7 +66,8 @@ def subset(ranking: Ranking, keep: np.ndarray | None) -> Ranking:
     sizes = np.diff(ranking.offsets)
     group = np.repeat(np.arange(len(sizes)), sizes)
     return Ranking(offsets_from_sizes(np.bincount(group[keep], minlength=len(sizes))), np.asarray(ranking.rel)[keep],
-                   np.asarray(ranking.tie_block)[keep], ranking.judged_offsets, ranking.judged_grade)
+                   np.asarray(ranking.tie_block)[keep], ranking.judged_offsets, ranking.judged_grade,
+                   _rows(ranking.doc, keep), ranking.judged_doc, _rows(ranking.label, keep), ranking.query)
 
 
 def cut(ranking: Ranking, depth: int | None = None, judged_only: bool = False) -> Ranking:
@@ -95,28 +99,44 @@ def remap_grades(ranking: Ranking, grade_map) -> Ranking:
     if np.any(new_rel != np.round(new_rel)) or np.any(grades != np.round(grades)):
         raise ValueError("gains must be integers (they replace the qrels grades)")
     return Ranking(ranking.offsets, new_rel.astype(np.int64), ranking.tie_block, ranking.judged_offsets,
-                   grades[order].astype(np.int64))
+                   grades[order].astype(np.int64), ranking.doc, _rows(ranking.judged_doc, order), ranking.label,
+                   ranking.query)
 
 
 def query_batch(ranking: Ranking, *, rel_level: int, tie_policy: str = "trec", **options) -> QueryBatch:
+    """The :class:`~.queries.QueryBatch` of a ranking batch."""
+    settings = BatchSettings(rel_level=rel_level, expected=tie_policy == "expected", **options)
     return QueryBatch(ranking.offsets, ranking.rel, ranking.judged_offsets, ranking.judged_grade,
-                      rel_level=rel_level, tie_block=ranking.tie_block, expected=tie_policy == "expected",
-                      **options)
+                      tie_block=ranking.tie_block, settings=settings)
 
 
 def compute(batch, definition: registry.Definition, params: registry.Params, expected: bool = False):
-    """One measure's per-query values: (queries × values) floats, or a list of strings."""
-    if expected and definition.value != "str" and definition.reads == "qrels":
+    """One measure's per-query values: (queries × values) floats, or a list of strings; under the
+    expected tie policy its expected kernel, or :class:`NoExpectedValue` with its statement."""
+    if expected:
         if definition.expected is None:
-            raise NoExpectedValue(f"{definition.name}: no expected value over tied scores is defined; "
+            note = definition.ties.note or "none is defined"
+            raise NoExpectedValue(f"{definition.name}: no expected value over tied scores ({note}); "
                                   "use --tie-policy trec, pessimistic or optimistic")
         return definition.expected(batch, params)
     return definition.compute(batch, params)
 
 
+def without_expected(measures) -> list:
+    """The statements (``name: why``) of the measures among ``measures`` that have no expected value
+    over tied scores, each once: ``--tie-policy expected`` refuses them before reading a file."""
+    out = {}
+    for m in measures:
+        d = m.definition
+        if d is not None and d.expected is None:
+            out.setdefault(d.name, f"{m.name}: {d.ties.note or 'none is defined'}")
+    return list(out.values())
+
+
 def evaluate(ranking: Ranking, measures, *, tie_policy: str = "trec", rel_level: int = 1, gain: str = "linear",
-             rel_max: float = 4.0, version: int = 10) -> dict:
-    """measure name -> per-query values, for :class:`~.names.Measure` objects."""
+             rel_max: float = 4.0, version: int = 10, extra=None) -> dict:
+    """measure name -> per-query values, for :class:`~.registry.Measure` objects. ``extra``: what
+    the measures that read more than qrels read (diversity qrels, document groups), by ``reads``."""
     out = {}
     by_variant: dict = {}
     for m in measures:
@@ -125,22 +145,43 @@ def evaluate(ranking: Ranking, measures, *, tie_policy: str = "trec", rel_level:
             m = _exp_gain(m)
         by_variant.setdefault(m.variant(rel_level), []).append(m)
     for (level, judged_only, grade_map, depth), group in by_variant.items():
-        base = remap_grades(ranking, grade_map)
-        ranked = cut(ordered(base, tie_policy), depth, judged_only)
-        qb = query_batch(ranked, rel_level=level, tie_policy=tie_policy, version=version)
+        if tie_policy == "expected" and depth is not None and _splits_ties(ranking, depth):
+            raise NoExpectedValue(f"{group[0].name}: no expected value over tied scores when its cut-off splits a "
+                                  "block of tied scores; use --tie-policy trec, pessimistic or optimistic")
+        ranked = cut(ordered(remap_grades(ranking, grade_map), tie_policy), depth, judged_only)
+        batches = {"qrels": lambda: query_batch(ranked, rel_level=level, tie_policy=tie_policy, version=version,
+                                                rel_max=rel_max)}
         computed: dict = {}
         for m in group:
-            if m.own:
-                plain = cut(base, depth, judged_only)
-                out[m.name] = _own(plain, m, tie_policy, level, gain, rel_max)
-                continue
             d = m.definition
+            reads = "qrels" if d.reads == "any" else d.reads
+            if reads not in batches:
+                batches[reads] = _reader_batch(reads, ranked, level, tie_policy, extra)
+            batch = batches[reads]
+            if callable(batch):
+                batch = batches[reads] = batch()
             key = (d.name, m.params)
             if key not in computed:
-                computed[key] = compute(qb, d, m.params, expected=tie_policy == "expected")
+                computed[key] = compute(batch, d, m.params, expected=tie_policy == "expected")
             values = computed[key]
             out[m.name] = np.asarray(values)[:, m.index] if not isinstance(values, list) else values
     return out
+
+
+def _splits_ties(ranking: Ranking, depth: int) -> bool:
+    """Whether a query's document at ``depth`` and the next share a block of tied scores."""
+    sizes = np.diff(ranking.offsets)
+    rows = ranking.offsets[:-1][sizes > depth] + depth
+    block = np.asarray(ranking.tie_block)
+    return bool(len(rows) and np.any(block[rows - 1] == block[rows]))
+
+
+def _reader_batch(reads: str, ranked: Ranking, level: int, tie_policy: str, extra):
+    """The batch of the measures that read more than qrels: built by what ``extra`` holds for them."""
+    build = (extra or {}).get(reads)
+    if build is None:
+        raise ValueError(f"these measures read {reads} judgments, which were not given")
+    return lambda: build(ranked, rel_level=level, expected=tie_policy == "expected")
 
 
 def _exp_gain(m):
@@ -148,13 +189,5 @@ def _exp_gain(m):
     from dataclasses import replace
 
     k = m.params.values[m.index] if m.root == "ndcg_cut" else None
-    return replace(m, root=None, own="ndcg_exp", k=k)
-
-
-def _own(ranking: Ranking, m, tie_policy: str, level: int, gain: str, rel_max: float) -> np.ndarray:
-    """rankeval's own kernels (trec_eval has none of these)."""
-    kind, k = {"rr_cut": ("rr", m.k), "ndcg_exp": ("ndcg", m.k)}.get(m.own, (m.own, m.k))
-    evaluator = Evaluator(ranking, tie_policy=tie_policy, rel_level=level,
-                          gain="exp" if m.own == "ndcg_exp" else gain, rel_max=rel_max)
-    return evaluator.values(OwnMeasure(m.name, kind, k))
+    return replace(m, root="ndcg_exp", params=registry.Params((("cutoff", k),), None), index=0)
 

@@ -22,12 +22,17 @@ import math
 
 import numpy as np
 
+from ...batch import distinct
 from .counts import column
 from .params import c_atol
 from .legacy import legacy_values
 from .queries import Events
-from .registry import expected_of, measure
+from .registry import ORDER_FREE, Param, measure, one_order, spelling
+from .spell import CUTOFF, JUDGED_ONLY, named_value, trec_value
 from .precision import CUTOFFS
+
+AVERAGED = "nDCG averaged over positions that the ranking chooses"
+G_NOTE = "G's discount depends on the gains above each document"
 
 
 def _valid_int(text: str) -> bool:
@@ -87,7 +92,7 @@ class Gains:
     def __init__(self, qb, pairs, normalize: bool = False, walk: str = "ndcg"):
         self.qb = qb
         tables = {}
-        for levels in np.unique(qb.num_rel_levels).tolist():
+        for levels in distinct(qb.num_rel_levels).tolist():
             grades, g, counted = gain_table(pairs, levels, qb.version)
             if normalize:  # rbp: gains into [0, 1]; trec_eval starts min and max unset (taken as 0)
                 low, high = min(0.0, g.min(initial=0.0)), max(0.0, g.max(initial=0.0))
@@ -189,7 +194,7 @@ def _dcg(qb, params):
     return qb.memo(("dcg", tuple(params.values)), compute)
 
 
-@measure("ndcg", "m_ndcg.c", kind="pairs")
+@measure("ndcg", "m_ndcg.c", kind="pairs", position=23, family="trec_eval")
 def ndcg(qb, params):
     """nDCG = DCG / IDCG over the whole ranking and the whole ideal ranking (0 when IDCG = 0);
     gains as in the module docstring (Järvelin & Kekäläinen 2002)."""
@@ -197,7 +202,7 @@ def ndcg(qb, params):
     return column(np.divide(dcg.total, ideal.total, out=np.zeros(qb.n_queries), where=ideal.total > 0))
 
 
-@expected_of("ndcg")
+@ndcg.expected
 def ndcg_expected(qb, params):
     if not params.values:
         return legacy_values(qb, "ndcg", (None,))
@@ -207,28 +212,25 @@ def ndcg_expected(qb, params):
     return column(np.divide(dcg, ideal.total, out=np.zeros(qb.n_queries), where=ideal.total > 0))
 
 
-@measure("dcg", "m_ndcg.c", kind="pairs", since=10)
+@measure("dcg", "m_ndcg.c", kind="pairs", since=10, position=21, family="trec_eval")
 def dcg(qb, params):
     """DCG = Σ_{g_i ≠ 0} g_i / log2(i + 1) over the whole ranking."""
     return column(_dcg(qb, params)[1].total)
 
 
-@expected_of("dcg")
+@dcg.expected
 def dcg_expected(qb, params):
     return column(np.bincount(qb.group, weights=dense_gains(qb, params) * qb.block_mean(1.0 / qb.log2(qb.pos + 1)),
                               minlength=qb.n_queries))
 
 
-@measure("ideal_dcg", "m_ndcg.c", kind="pairs", since=10)
+@measure("ideal_dcg", "m_ndcg.c", kind="pairs", since=10, position=22, family="trec_eval", ties=ORDER_FREE)
 def ideal_dcg(qb, params):
     """IDCG = Σ_j g*_j / log2(j + 1) over the ideal ranking."""
     return column(_dcg(qb, params)[2].total)
 
 
-expected_of("ideal_dcg")(ideal_dcg)  # order-free
-
-
-@measure("ndcg_cut", "m_ndcg_cut.c", kind="cutoffs", default=CUTOFFS)
+@measure("ndcg_cut", "m_ndcg_cut.c", kind="cutoffs", default=CUTOFFS, position=26, family="trec_eval")
 def ndcg_cut(qb, params):
     """ndcg_cut_k = DCG@k / IDCG@k with the grades as gains (no gain parameters), documents of
     grade ≤ 0 adding nothing; DCG@k itself when IDCG@k = 0."""
@@ -248,12 +250,12 @@ def ndcg_cut(qb, params):
     return np.divide(num, den, out=num.copy(), where=den > 0)
 
 
-@expected_of("ndcg_cut")
+@ndcg_cut.expected
 def ndcg_cut_expected(qb, params):
     return legacy_values(qb, "ndcg", params.values)
 
 
-@measure("ndcg_rel", "m_ndcg_rel.c", kind="pairs")
+@measure("ndcg_rel", "m_ndcg_rel.c", kind="pairs", position=24, family="trec_eval", ties=one_order(AVERAGED))
 def ndcg_rel(qb, params):
     """ndcg_rel = (1/L) [Σ_{g_i > 0} DCG@i / IDCG@min(i, L) + (L − r) · DCG / IDCG], nDCG averaged
     over the L documents of positive ideal gain, r of them retrieved (a missing one counts with
@@ -280,7 +282,7 @@ def _ideal_upto(ideal: Events, group, k) -> np.ndarray:
     return np.where(k > 0, ideal.prefix[np.maximum(last, 0)] if len(ideal.prefix) else 0.0, 0.0)
 
 
-@measure("Rndcg", "m_Rndcg.c", kind="pairs")
+@measure("Rndcg", "m_Rndcg.c", kind="pairs", position=25, family="trec_eval", ties=one_order(AVERAGED))
 def r_ndcg(qb, params):
     """Rndcg: nDCG averaged at the R levels, the ideal positions c where the ideal gain changes
     (c = 1 … L, the last at L): the mean of DCG@min(c, n) / IDCG@c, plus DCG@n / IDCG@L when
@@ -316,7 +318,7 @@ def _dcg_upto(dcg: Events, group, k) -> np.ndarray:
     return np.where(count > 0, dcg.prefix[np.maximum(last, 0)] if len(dcg.prefix) else 0.0, 0.0)
 
 
-@measure("G", "m_G.c", kind="pairs")
+@measure("G", "m_G.c", kind="pairs", position=20, family="trec_eval", ties=one_order(G_NOTE))
 def g_measure(qb, params):
     """G = (Σ_{g_i ≠ 0} g_i / log2(2 + C_i − S_i)) / Σ_j g*_j with S_i = Σ_{i' ≤ i} g_i', C_i =
     Σ_{i' ≤ i} max(g*_i', 1) (1 beyond the ideal ranking): a gain weighs more when the run is
@@ -346,7 +348,8 @@ def g_measure(qb, params):
     return column(np.divide(total, ideal_sum, out=np.zeros(qb.n_queries), where=ideal_sum > 0))
 
 
-@measure("ndcg_p", "m_ndcg_p.c", kind="pairs", in_trec_eval=False)
+@measure("ndcg_p", "m_ndcg_p.c", kind="pairs", in_trec_eval=False, position=57, family="trec_eval",
+         ties=one_order("computed in one order only, as m_ndcg_p.c (not compiled into trec_eval)"))
 def ndcg_p(qb, params):
     """ndcg_p = DCG / IDCG with Järvelin & Kekäläinen's discount: gain / log2(i) from position 2
     on, the first undiscounted; the ideal ranking stops at the first table entry reached with
@@ -374,7 +377,7 @@ def _powers(p: float, top: int) -> np.ndarray:
     return np.cumprod(np.r_[1.0, np.full(max(top, 0), p)])
 
 
-@measure("rbp", "m_rbp.c", kind="pairs", since=10)
+@measure("rbp", "m_rbp.c", kind="pairs", since=10, position=54, family="trec_eval")
 def rbp(qb, params):
     """RBP = (1 − p) Σ_i g_i p^(i−1) (Moffat & Zobel 2008), persistence p = 0.9 unless ``p=…``;
     gains as for nDCG, rescaled to [0, 1] by (g − min)/(max − min) when one lies outside."""
@@ -385,7 +388,7 @@ def rbp(qb, params):
     return column((1.0 - p) * total)
 
 
-@expected_of("rbp")
+@rbp.expected
 def rbp_expected(qb, params):
     p = _persistence(params)
     powers = _powers(p, int(qb.pos.max()) if len(qb.pos) else 0)
@@ -394,7 +397,8 @@ def rbp_expected(qb, params):
     return column((1.0 - p) * np.bincount(qb.group, weights=gain * weight, minlength=qb.n_queries))
 
 
-@measure("rbp_resid", "m_rbp_resid.c", kind="pairs", since=10)
+@measure("rbp_resid", "m_rbp_resid.c", kind="pairs", since=10, position=55, family="trec_eval",
+         better="none")
 def rbp_residual(qb, params):
     """rbp_resid = p^n + (1 − p) Σ_{rel_i < 0} p^(i−1): the RBP the unjudged documents and the
     rest of the ranking could still add; 0 when every retrieved document is judged."""
@@ -408,7 +412,7 @@ def rbp_residual(qb, params):
     return column(np.where(unjudged > 0, powers[qb.num_ret] + (1 - p) * total, 0.0))
 
 
-@expected_of("rbp_resid")
+@rbp_residual.expected
 def rbp_residual_expected(qb, params):
     p = _persistence(params)
     powers = _powers(p, int(qb.num_ret.max()) if qb.n_queries else 0)
@@ -417,3 +421,30 @@ def rbp_residual_expected(qb, params):
     total = np.bincount(qb.group, weights=rows * weight, minlength=qb.n_queries)
     unjudged = np.bincount(qb.group[rows], minlength=qb.n_queries)
     return column(np.where(unjudged > 0, powers[qb.num_ret] + (1 - p) * total, 0.0))
+
+
+# ---- ir_measures' spellings -----------------------------------------------------------------
+
+@spelling("nDCG", params=(CUTOFF, Param("dcg", "str", "log2", "gain: grade (log2) or 2^grade − 1 (exp-log2)",
+                                         choices=("log2", "exp-log2")),
+                          Param("gains", "gains", None, "a gain per grade, {grade: gain} (others: their grade)"),
+                          JUDGED_ONLY),
+          at="cutoff", aliases=("NDCG",), peer="pytrec_eval",
+          examples=("nDCG", "NDCG", "nDCG@10", "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(judged_only=True)@10",
+                    "nDCG(dcg='exp-log2')@10"))
+def _spell_ndcg(name, p, version):
+    """nDCG: ndcg; nDCG@k: ndcg_cut.k; ``gains`` maps the grades first (as ir_measures does for
+    pytrec_eval); ``dcg='exp-log2'``: rankeval's ndcg_exp (gain 2^g − 1)."""
+    grade_map = None if p["gains"] is None else tuple(sorted(p["gains"].items()))
+    if p["dcg"] == "exp-log2":
+        if grade_map is not None:
+            raise ValueError("dcg='exp-log2' and gains cannot be combined")
+        from .names import load_families
+
+        load_families()  # rankeval's ndcg_exp
+        return named_value(name, "ndcg_exp", p, judged_only=p["judged_only"])
+    if p["cutoff"] is None:
+        return trec_value(name, "ndcg", version=version, grade_map=grade_map, judged_only=p["judged_only"])
+    return trec_value(name, "ndcg_cut", str(p["cutoff"]), version=version, grade_map=grade_map,
+                      judged_only=p["judged_only"])
+

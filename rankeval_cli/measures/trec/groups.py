@@ -15,7 +15,9 @@ import numpy as np
 
 from .precision import CUTOFFS, r_precision_multiples
 from .queries import QueryBatch
-from .registry import measure
+from .registry import measure, one_order
+
+GROUPS = "judgment groups are evaluated in trec_eval's order of the run"
 
 
 @dataclass
@@ -35,7 +37,7 @@ class JudgmentGroups:
         return np.where(groups[:, None] > 1, total / np.maximum(groups, 1)[:, None], total)
 
 
-@measure("map_avgjg", "m_map_avgjg.c", reads="qrels_jg")
+@measure("map_avgjg", "m_map_avgjg.c", reads="qrels_jg", position=50, family="trec_eval", ties=one_order(GROUPS))
 def map_avgjg(jg, params):
     """map_avgjg: AP per judgment group (the group's own R and judgments), averaged over the groups."""
     from .average import _ap
@@ -43,7 +45,8 @@ def map_avgjg(jg, params):
     return jg.average(_ap(jg.qb)[:, None])
 
 
-@measure("P_avgjg", "m_P_avgjg.c", kind="cutoffs", default=CUTOFFS, reads="qrels_jg")
+@measure("P_avgjg", "m_P_avgjg.c", kind="cutoffs", default=CUTOFFS, reads="qrels_jg", position=51, family="trec_eval",
+         ties=one_order(GROUPS))
 def p_avgjg(jg, params):
     """P_avgjg_k: P_k per judgment group, averaged over the groups."""
     qb = jg.qb
@@ -51,7 +54,8 @@ def p_avgjg(jg, params):
 
 
 @measure("Rprec_mult_avgjg", "m_Rprec_mult_avgjg.c", kind="fractions",
-         default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), reads="qrels_jg")
+         default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), reads="qrels_jg", position=52, family="trec_eval",
+         ties=one_order(GROUPS))
 def r_precision_multiples_avgjg(jg, params):
     """Rprec_mult_avgjg_x: Rprec_mult_x per judgment group (its own R), averaged over the groups."""
     return jg.average(r_precision_multiples(jg.qb, params))

@@ -1,6 +1,6 @@
 """Measure names: trec_eval's spellings and ir_measures' grammar, to one kind of
-:class:`Measure` (one value each), shared by ``report -m``, ``compare -m``, ``trec_eval -m``
-and the Python API.
+:class:`~.registry.Measure` (one value each), shared by ``report -m``, ``compare -m``,
+``trec_eval -m`` and the Python API; both grammars read the registry's tables.
 
 **trec_eval** (``measures.c``, ``meas_init.c``): a root name, optionally ``.PARAMS``
 (``P.5,10``, ``iprec_at_recall.0.25``, ``utility.2,-1,0,0``, ``ndcg.1=3,2=9``,
@@ -10,12 +10,11 @@ and the Python API.
 several values.
 
 **ir_measures** (Python expressions, as ``ir_measures.parse_measure`` reads them):
-``NAME``, ``NAME@AT``, ``NAME(param=value, ...)``, ``NAME(param=value)@AT``, with its
-aliases (``MAP``, ``MRR``, ``NDCG``, ``BPref``, ``Precision``, ``Recall``, ``RPrec``,
-``NumRelRet``, ``SetRelP``). How each maps to trec_eval is the table :data:`IR_MEASURES`;
-``rel=`` sets the relevance level of that measure alone, ``judged_only=True`` drops the
-unjudged documents first (trec_eval -J), ``gains={grade: gain}`` maps the qrels grades
-before nDCG (as ir_measures does for pytrec_eval).
+``NAME``, ``NAME@AT``, ``NAME(param=value, ...)``, ``NAME(param=value)@AT``, with the
+aliases of each spelling (:func:`~.registry.spelling`, declared beside its measure in its
+family's file). ``rel=`` sets the relevance level of that measure alone, ``judged_only=True``
+drops the unjudged documents first (trec_eval -J), ``gains={grade: gain}`` maps the qrels
+grades before nDCG (as ir_measures does for pytrec_eval).
 """
 
 from __future__ import annotations
@@ -23,55 +22,15 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass, field
 
 from . import registry
 from .params import parse_params
-
-#: measures computed by rankeval's own kernels (not trec_eval's): kind -> description
-OWN_KINDS = ("err", "judged", "rankdcg", "rr_cut", "ndcg_exp")
+from .registry import Measure  # noqa: F401  (the value a name denotes; re-exported)
 
 
-@dataclass(frozen=True)
-class Measure:
-    """One value of one measure: what ``-m`` names, and how it is computed.
-
-    ``root``/``params``/``index``: the registry measure, its parameters and which of its
-    values (``P.5,10`` has two); or ``own`` = one of :data:`OWN_KINDS` with cut-off ``k``.
-    ``rel_level``, ``judged_only``, ``grade_map``, ``depth``: this measure's own settings
-    (None = the command's)."""
-
-    name: str
-    root: str | None = None
-    params: registry.Params = field(default_factory=registry.Params)
-    index: int = 0
-    own: str | None = None
-    k: int | None = None
-    rel_level: int | None = None
-    judged_only: bool = False
-    grade_map: tuple | None = None
-    depth: int | None = None
-
-    @property
-    def definition(self) -> registry.Definition | None:
-        return registry.get(self.root) if self.root else None
-
-    @property
-    def summed(self) -> bool:
-        d = self.definition
-        return bool(d and d.summary in ("sum", "queries"))
-
-    @property
-    def kind(self) -> str:
-        """The family, for signatures: ``ndcg`` (gains), ``err`` (its scale), ``num_rel``, or the root."""
-        if self.own:
-            return {"ndcg_exp": "ndcg", "rr_cut": "rr"}.get(self.own, self.own)
-        return {"ndcg": "ndcg", "ndcg_cut": "ndcg", "num_rel": "num_rel"}.get(self.root, self.root)
-
-    def variant(self, rel_level: int):
-        """The per-query intermediates this measure reads: (ℓ, -J, grade map, depth)."""
-        return (self.rel_level if self.rel_level is not None else rel_level, self.judged_only, self.grade_map,
-                self.depth)
+def load_families() -> None:
+    """Import the measure families beyond trec_eval's (each registers its measures on import)."""
+    from .. import families  # noqa: F401
 
 
 class UnknownMeasure(ValueError):
@@ -83,11 +42,21 @@ class UnknownMeasure(ValueError):
         super().__init__(f"{name!r} is not an IR measure{': ' + reason if reason else ''}{hint}")
 
 
+def trec_roots(version: int = 10) -> list:
+    """The measures trec_eval's spellings name (trec_eval's own, ``ndcg_p`` included)."""
+    return [d for d in registry.definitions(version) if d.family == "trec_eval"]
+
+
+def _trec(root: str, version: int):
+    d = registry.get(root, version)
+    return d if d is not None and d.family == "trec_eval" else None
+
+
 # ---- trec_eval spellings ----------------------------------------------------------------
 
 def trec_values(root: str, text: str | None, *, version: int = 10) -> list[Measure]:
     """The values of ``root.text`` (``text`` None = default parameters)."""
-    d = registry.get(root, version)
+    d = _trec(root, version)
     if d is None:
         raise UnknownMeasure(root, f"not a measure of trec_eval {version}")
     params = d.defaults() if text is None else parse_params(d, text)
@@ -96,11 +65,11 @@ def trec_values(root: str, text: str | None, *, version: int = 10) -> list[Measu
 
 def _value_name(name: str, version: int):
     """``P_10`` → (P, "10"); a root alone → (root, None); None if no root fits."""
-    roots = [d.name for d in registry.definitions(version)]
+    roots = [d.name for d in trec_roots(version)]
     if name in roots:
         return name, None
     for root in sorted(roots, key=len, reverse=True):
-        if name.startswith(root + "_") and registry.get(root).kind != "none":
+        if name.startswith(root + "_") and registry.get(root, version).kind != "none":
             return root, name[len(root) + 1:]
     return None
 
@@ -114,7 +83,7 @@ def parse_trec(name: str, *, version: int = 10) -> list[Measure] | None:
         return out
     if "." in name:
         root, text = name.split(".", 1)
-        if registry.get(root, version) is not None:
+        if _trec(root, version) is not None:
             if text == "":
                 raise UnknownMeasure(name, f"no parameters after the '.' of {root}")
             return trec_values(root, text, version=version)
@@ -133,39 +102,6 @@ def parse_trec(name: str, *, version: int = 10) -> list[Measure] | None:
 
 # ---- ir_measures' grammar ----------------------------------------------------------------
 
-#: ir_measures name -> (its parameters with defaults, the AT parameter); aliases below
-IR_MEASURES = {
-    "AP": ({"cutoff": None, "rel": None, "judged_only": False}, "cutoff"),
-    "P": ({"cutoff": None, "rel": None, "judged_only": False}, "cutoff"),
-    "R": ({"cutoff": None, "rel": None, "judged_only": False}, "cutoff"),
-    "RR": ({"cutoff": None, "rel": None, "judged_only": False}, "cutoff"),
-    "nDCG": ({"cutoff": None, "dcg": "log2", "gains": None, "judged_only": False}, "cutoff"),
-    "Rprec": ({"rel": None, "judged_only": False}, None),
-    "Bpref": ({"rel": None}, None),
-    "infAP": ({"rel": None}, None),
-    "IPrec": ({"recall": None, "rel": None, "judged_only": False}, "recall"),
-    "Judged": ({"cutoff": None}, "cutoff"),
-    "NumQ": ({}, None),
-    "NumRel": ({"rel": None}, None),
-    "NumRet": ({"rel": None}, None),
-    "SetP": ({"rel": None, "relative": False, "judged_only": False}, None),
-    "SetR": ({"rel": None}, None),
-    "SetF": ({"rel": None, "beta": 1.0, "judged_only": False}, None),
-    "SetAP": ({"rel": None, "judged_only": False}, None),
-    "Success": ({"cutoff": None, "rel": None, "judged_only": False}, "cutoff"),
-    "ERR": ({"cutoff": None}, "cutoff"),
-    "RBP": ({"cutoff": None, "p": 0.8, "rel": None}, "cutoff"),
-    "rankDCG": ({}, None),  # rankeval's (Katerenchuk & Rosenberg 2016)
-}
-IR_ALIASES = {"MAP": ("AP", {}), "MRR": ("RR", {}), "NDCG": ("nDCG", {}), "BPref": ("Bpref", {}),
-              "Precision": ("P", {}), "Recall": ("R", {}), "RPrec": ("Rprec", {}),
-              "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True})}
-#: ir_measures' measures that rankeval does not compute
-IR_NOT_COMPUTED = ("Accuracy", "BPM", "Compat", "INST", "INSQ", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG",
-                   "alpha_DCG", "alpha_nDCG", "α_DCG", "α_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA",
-                   "MAP_IA", "P_IA", "StRecall")
-
-
 def _literal(node):
     if isinstance(node, ast.Constant):
         return node.value
@@ -177,15 +113,15 @@ def _literal(node):
     raise ValueError("values must be numbers, strings, booleans or {grade: gain} dicts")
 
 
-def parse_ir_measures(name: str):
-    """(ir_measures name, parameters) of an ir_measures expression, or None if it is none."""
+def _expression(name: str):
+    """(base name, {param: value}, the @ value or None) of an ir_measures expression, or None."""
     try:
         node = ast.parse(name, mode="eval").body
     except SyntaxError:
         return None
     at = None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        at, node = node.right, node.left
+        at, node = _literal(node.right), node.left
     args = {}
     if isinstance(node, ast.Call):
         if node.args:
@@ -195,112 +131,55 @@ def parse_ir_measures(name: str):
         node = node.func
     if not isinstance(node, ast.Name):
         return None
-    base = node.id
-    if base in IR_ALIASES:
-        base, preset = IR_ALIASES[base]
-        args = {**preset, **args}
-    if base in IR_NOT_COMPUTED:
-        raise UnknownMeasure(name, "an ir_measures measure that rankeval does not compute")
-    if base not in IR_MEASURES:
+    return node.id, args, at
+
+
+def find_spelling(base: str) -> registry.Spelling | None:
+    """The ir_measures spelling of a name or alias (the families beyond trec_eval's loaded if needed)."""
+    if base not in registry.SPELLINGS:
+        load_families()
+    return registry.SPELLINGS.get(base)
+
+
+def parse_ir_measures(name: str):
+    """(spelling, parameters with defaults) of an ir_measures expression, or None if it is none."""
+    found = _expression(name)
+    if found is None:
         return None
-    supported, at_param = IR_MEASURES[base]
+    base, args, at = found
+    spelling = find_spelling(base)
+    if spelling is None:
+        return None
+    args = {**dict(next((preset for alias, preset in spelling.presets if alias == base), {})), **args}
     if at is not None:
-        if at_param is None:
-            raise UnknownMeasure(name, f"{base} takes no @ parameter")
-        args[at_param] = _literal(at)
-    unknown = set(args) - set(supported)
+        if spelling.at is None:
+            raise UnknownMeasure(name, f"{spelling.name} takes no @ parameter")
+        args[spelling.at] = at
+    known = [p.name for p in spelling.params]
+    unknown = set(args) - set(known)
     if unknown:
-        raise UnknownMeasure(name, f"{base} has no parameter {', '.join(sorted(unknown))} "
-                                   f"(it has {', '.join(supported) or 'none'})")
-    return base, {**supported, **args}
+        raise UnknownMeasure(name, f"{spelling.name} has no parameter {', '.join(sorted(unknown))} "
+                                   f"(it has {', '.join(known) or 'none'})")
+    checked = {}
+    for p in spelling.params:
+        value = args.get(p.name, p.default)
+        if value is None and p.required:
+            example = {"cutoff": "@10", "recall": "@0.5"}.get(p.name, f"({p.name}=...)")
+            what = {"cutoff": "a cut-off", "recall": "a recall level"}.get(p.name, f"the parameter {p.name}")
+            raise UnknownMeasure(name, f"{spelling.name} needs {what} ({spelling.name}{example})")
+        try:
+            checked[p.name] = p.check(value)
+        except ValueError as exc:
+            raise UnknownMeasure(name, str(exc)) from None
+    return spelling, checked
 
 
-def _int_param(name, key, value, low=None):
-    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-        raise UnknownMeasure(name, f"{key} must be an integer" + (f" >= {low}" if low is not None else ""))
-    return value
-
-
-def from_ir_measures(name: str, base: str, p: dict, version: int = 10) -> Measure:
+def from_ir_measures(name: str, spelling: registry.Spelling, p: dict, version: int = 10) -> Measure:
     """The :class:`Measure` of a parsed ir_measures expression."""
-    cutoff = p.get("cutoff")
-    if cutoff is not None:
-        cutoff = _int_param(name, "cutoff", cutoff, 1)
-    rel = p.get("rel")
-    if rel is not None:
-        rel = _int_param(name, "rel", rel)
-    common = dict(rel_level=rel, judged_only=bool(p.get("judged_only", False)))
-
-    def trec(root, text=None, **extra):
-        (value,) = trec_values(root, text, version=version)[:1]
-        return Measure(name, root, value.params, 0, **{**common, **extra})
-
-    if base == "AP":
-        return trec("map") if cutoff is None else trec("map_cut", str(cutoff))
-    if base in ("P", "R", "Success"):
-        if cutoff is None:
-            raise UnknownMeasure(name, f"{base} needs a cut-off ({base}@10)")
-        return trec({"P": "P", "R": "recall", "Success": "success"}[base], str(cutoff))
-    if base == "RR":
-        if cutoff is None:
-            return trec("recip_rank")
-        return Measure(name, own="rr_cut", k=cutoff, **common)
-    if base == "nDCG":
-        gains = p.get("gains")
-        grade_map = None
-        if gains is not None:
-            if not isinstance(gains, dict) or not all(isinstance(k, int) and isinstance(v, (int, float))
-                                                      for k, v in gains.items()):
-                raise UnknownMeasure(name, "gains must be a {grade: gain} dict of numbers")
-            grade_map = tuple(sorted(gains.items()))
-        if p.get("dcg") == "exp-log2":
-            if grade_map is not None:
-                raise UnknownMeasure(name, "dcg='exp-log2' and gains cannot be combined")
-            return Measure(name, own="ndcg_exp", k=cutoff, judged_only=common["judged_only"])
-        if p.get("dcg") != "log2":
-            raise UnknownMeasure(name, "dcg is 'log2' or 'exp-log2'")
-        measure = trec("ndcg") if cutoff is None else trec("ndcg_cut", str(cutoff))
-        return Measure(name, measure.root, measure.params, 0, grade_map=grade_map,
-                       judged_only=common["judged_only"])
-    if base == "Rprec":
-        return trec("Rprec")
-    if base == "Bpref":
-        return trec("bpref")
-    if base == "infAP":
-        return trec("infAP")
-    if base == "IPrec":
-        recall = p.get("recall")
-        if not isinstance(recall, (int, float)) or isinstance(recall, bool):
-            raise UnknownMeasure(name, "IPrec needs a recall level (IPrec@0.5)")
-        return trec("iprec_at_recall", repr(float(recall)))
-    if base == "Judged":
-        return Measure(name, own="judged", k=cutoff)
-    if base == "NumQ":
-        return trec("num_q")
-    if base == "NumRel":
-        return trec("num_rel")
-    if base == "NumRet":
-        return trec("num_ret") if rel is None else trec("num_rel_ret")
-    if base == "SetP":
-        return trec("set_relative_P" if p.get("relative") else "set_P")
-    if base == "SetR":
-        return trec("set_recall")
-    if base == "SetF":
-        return trec("set_F", repr(float(p.get("beta", 1.0))))
-    if base == "SetAP":
-        return trec("set_map")
-    if base == "ERR":
-        return Measure(name, own="err", k=cutoff)
-    if base == "RBP":
-        pp = p.get("p", 0.8)
-        if not isinstance(pp, (int, float)) or isinstance(pp, bool):
-            raise UnknownMeasure(name, "p must be a number")
-        grade_map = None if rel is None else ("binary", rel)
-        value = trec("rbp", f"p={float(pp)!r}")
-        return Measure(name, "rbp", value.params, 0, rel_level=None, grade_map=grade_map, depth=cutoff)
-    if base == "rankDCG":
-        return Measure(name, own="rankdcg")
-    raise UnknownMeasure(name)  # pragma: no cover - IR_MEASURES and this function list the same names
+    try:
+        return spelling.resolve(name, p, version)
+    except ValueError as exc:
+        raise UnknownMeasure(name, str(exc)) from None
 
 
 # ---- one entry point ---------------------------------------------------------------------
@@ -321,13 +200,17 @@ def parse(name: str, *, version: int = 10) -> list[Measure]:
         return [from_ir_measures(name, *found, version=version)]
     legacy = _legacy_spelling(name)
     if legacy is not None:
-        return parse(legacy, version=version)
+        try:
+            return parse(legacy, version=version)
+        except UnknownMeasure as exc:
+            raise UnknownMeasure(name, exc.reason, exc.suggestions or suggest(name, version)) from None
     raise UnknownMeasure(name, suggestions=suggest(name, version))
 
 
 def _legacy_spelling(name: str) -> str | None:
     """rankeval's earlier IR names and case variants: ``NumRet`` etc. and ``ndcg@10`` → ``nDCG@10``."""
-    lowered = {n.lower(): n for n in list(IR_MEASURES) + list(IR_ALIASES)}
+    load_families()
+    lowered = {n.lower(): n for n in registry.SPELLINGS}
     match = re.fullmatch(r"([A-Za-z_]+)(.*)", name)
     if match and match.group(1).lower() in lowered and match.group(1) not in lowered.values():
         return lowered[match.group(1).lower()] + match.group(2)
@@ -336,22 +219,55 @@ def _legacy_spelling(name: str) -> str | None:
 
 def vocabulary(version: int = 10) -> list[str]:
     """Every name a user could mean: roots, typical values, sets, ir_measures names."""
+    load_families()
     names = []
-    for d in registry.definitions(version):
+    for d in trec_roots(version):
         names.append(d.name)
         if d.kind != "none":
             names.extend(d.value_names(d.defaults())[:3])
-    names += list(registry.SETS[version]) + list(IR_MEASURES) + list(IR_ALIASES)
-    names += ["nDCG@10", "P@10", "R@1000", "RR@10", "AP@100", "ERR@20", "Judged@10", "Success@10"]
+    names += list(registry.SETS[version]) + list(registry.SPELLINGS)
+    names += [e for s in registry.SPELLINGS.values() for e in s.examples]
     return list(dict.fromkeys(names))
 
 
 def suggest(name: str, version: int = 10, n: int = 3) -> list[str]:
-    """The nearest known names (difflib), the spelling's case ignored."""
+    """The nearest known names (difflib), the spelling's case ignored: first the nearest measures
+    with the name's own parameters and cut-off (``alpha_nDGC@10`` → ``alpha_nDCG@10``)."""
     vocab = vocabulary(version)
     by_lower = {v.lower(): v for v in vocab}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
-    return [by_lower[c] for c in close]
+    close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)]
+    return list(dict.fromkeys(_with_suffix(name, version) + close))[:n]
+
+
+def _with_suffix(name: str, version: int) -> list[str]:
+    """The nearest measures' names followed by ``name``'s parameters and cut-off, those that parse."""
+    base, suffix = re.match(r"([^(@.]*)(.*)", name).groups()
+    if not suffix:
+        return []
+    roots: dict = {}
+    for known in [d.name for d in trec_roots(version)] + list(registry.SPELLINGS):
+        roots.setdefault(known.lower(), []).append(known)
+    out = []
+    for close in difflib.get_close_matches(base.lower(), list(roots), n=3, cutoff=0.6):
+        nearest = max(roots[close], key=lambda known: difflib.SequenceMatcher(None, base, known).ratio())
+        candidate = nearest + suffix
+        try:
+            if parse_trec(candidate, version=version) is not None or parse_ir_measures(candidate) is not None:
+                out.append(candidate)
+        except ValueError:
+            continue
+    return out
+
+
+def better(name: str) -> str | None:
+    """``higher``, ``lower`` or ``none`` (a count, a string): which values of the IR measure ``name``
+    are better, by its definition; None when ``name`` is no IR measure."""
+    try:
+        measures = parse(name)
+    except UnknownMeasure:
+        return None
+    d = measures[0].definition if measures else None
+    return d.better if d is not None else None
 
 
 def split_names(values) -> list[str]:
@@ -395,7 +311,7 @@ def _in_params(current: str) -> bool:
     """True when ``current`` is a trec_eval name with parameters."""
     head = current.strip()
     if "." in head:
-        d = registry.get(head.split(".", 1)[0])
+        d = _trec(head.split(".", 1)[0], 10)
         return d is not None and d.kind != "none"
     found = _value_name(head, 10) if head else None
     return bool(found and found[1] is not None)

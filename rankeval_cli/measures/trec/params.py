@@ -5,48 +5,12 @@ positive or repeated), fractions sorted (refused when repeated), numbers kept in
 
 from __future__ import annotations
 
-import math
-import re
-
+from ...formats.numparse import c_atof, c_atol  # noqa: F401  (C's readings; the readers use them too)
 from .registry import Definition, Params
 
 
 class ParamError(ValueError):
     """A parameter string trec_eval refuses (its message)."""
-
-
-_FLOAT = re.compile(r"[ \t\n\v\f\r]*([-+]?)(?:(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?)|"
-                    r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))",
-                    re.IGNORECASE)
-
-
-def c_atof(text: str) -> float:
-    """C's ``atof`` (``strtod``): the longest number at the start (0.0 if none)."""
-    m = _FLOAT.match(text)
-    if not m:
-        return 0.0
-    sign = -1.0 if m.group(1) == "-" else 1.0
-    hexa, dec, special = m.group(2), m.group(3), m.group(4)
-    if hexa:
-        body = hexa[2:]
-        if "p" not in body.lower():
-            body += "p0"
-        try:
-            return sign * float.fromhex("0x" + body)
-        except (ValueError, OverflowError):
-            return sign * math.inf
-    if dec:
-        return sign * float(dec)
-    return sign * (math.inf if special.lower().startswith("inf") else math.nan)
-
-
-def c_atol(text: str) -> int:
-    """C's ``atol``: leading blanks, an optional sign, the digits that follow (0 if none)."""
-    m = re.match(r"[ \t\n\v\f\r]*([-+]?)(\d*)", text)
-    digits = m.group(2)
-    value = int(digits) if digits else 0
-    value = -value if m.group(1) == "-" else value
-    return max(min(value, 2 ** 63 - 1), -2 ** 63)
 
 
 def parse_params(definition: Definition, text: str) -> Params:

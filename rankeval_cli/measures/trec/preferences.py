@@ -24,7 +24,12 @@ import numpy as np
 
 from ...errors import DataError
 from .counts import column
-from .registry import measure
+from .registry import measure, one_order
+
+#: what every preference measure declares
+PREFS = dict(reads="prefs", family="trec_eval",
+             ties=one_order("preferences are counted in trec_eval's order of the run"))
+COUNT = dict(PREFS, summary="sum", value="int", better="none")
 
 
 @dataclass
@@ -184,19 +189,19 @@ def _ratio(num, den) -> float:
     return num / den if den else 0.0
 
 
-@measure("prefs_num_prefs_poss", "m_prefs_num_prefs_poss.c", summary="sum", value="int", reads="prefs")
+@measure("prefs_num_prefs_poss", "m_prefs_num_prefs_poss.c", position=36, **COUNT)
 def prefs_num_prefs_poss(batch, params):
     """Preferences possible: Σ_JG poss_ret + poss_imp + notoccur."""
     return _values(batch, lambda q: sum(g.poss_ret + g.poss_imp + g.notoccur for g in q.groups))
 
 
-@measure("prefs_num_prefs_ful", "m_prefs_num_prefs_ful.c", summary="sum", value="int", reads="prefs")
+@measure("prefs_num_prefs_ful", "m_prefs_num_prefs_ful.c", position=37, **COUNT)
 def prefs_num_prefs_ful(batch, params):
     """Preferences fulfilled, implied ones included: Σ_JG ful_ret + ful_imp."""
     return _values(batch, lambda q: sum(g.ful_ret + g.ful_imp for g in q.groups))
 
 
-@measure("prefs_num_prefs_ful_ret", "m_prefs_num_prefs_ful_ret.c", summary="sum", value="int", reads="prefs")
+@measure("prefs_num_prefs_ful_ret", "m_prefs_num_prefs_ful_ret.c", position=38, **COUNT)
 def prefs_num_prefs_ful_ret(batch, params):
     """Preferences fulfilled between retrieved documents: Σ_JG ful_ret."""
     return _values(batch, lambda q: sum(g.ful_ret for g in q.groups))
@@ -228,37 +233,37 @@ _RET = lambda g: (g.ful_ret, g.poss_ret)  # noqa: E731
 _IMP = lambda g: (g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp)  # noqa: E731
 
 
-@measure("prefs_simp", "m_prefs_simp.c", reads="prefs")
+@measure("prefs_simp", "m_prefs_simp.c", position=39, **PREFS)
 def prefs_simp(batch, params):
     """Σ_JG fulfilled / Σ_JG possible (implied and unretrieved pairs count as possible)."""
     return _values(batch, _simple(_ALL))
 
 
-@measure("prefs_simp_ret", "m_prefs_simp_ret.c", reads="prefs")
+@measure("prefs_simp_ret", "m_prefs_simp_ret.c", position=43, **PREFS)
 def prefs_simp_ret(batch, params):
     """Σ ful_ret / Σ poss_ret: pairs of retrieved documents only."""
     return _values(batch, _simple(_RET))
 
 
-@measure("prefs_simp_imp", "m_prefs_simp_imp.c", reads="prefs")
+@measure("prefs_simp_imp", "m_prefs_simp_imp.c", position=47, **PREFS)
 def prefs_simp_imp(batch, params):
     """Σ (ful_ret + ful_imp) / Σ (poss_ret + poss_imp): pairs with a retrieved document."""
     return _values(batch, _simple(_IMP))
 
 
-@measure("prefs_avgjg", "m_prefs_avgjg.c", reads="prefs")
+@measure("prefs_avgjg", "m_prefs_avgjg.c", position=41, **PREFS)
 def prefs_avgjg(batch, params):
     """Per JG fulfilled / possible, averaged over the JGs (0 unless the sum is positive)."""
     return _values(batch, _per_group(_ALL))
 
 
-@measure("prefs_avgjg_ret", "m_prefs_avgjg_ret.c", reads="prefs")
+@measure("prefs_avgjg_ret", "m_prefs_avgjg_ret.c", position=45, **PREFS)
 def prefs_avgjg_ret(batch, params):
     """Per JG ful_ret / poss_ret, averaged over the JGs."""
     return _values(batch, _per_group(_RET))
 
 
-@measure("prefs_avgjg_imp", "m_prefs_avgjg_imp.c", reads="prefs")
+@measure("prefs_avgjg_imp", "m_prefs_avgjg_imp.c", position=49, **PREFS)
 def prefs_avgjg_imp(batch, params):
     """Per JG (ful_ret + ful_imp) / (poss_ret + poss_imp), averaged over the JGs."""
     return _values(batch, _per_group(_IMP))
@@ -285,20 +290,20 @@ def _pairs(q: QueryPrefs, blocks: int) -> float:
     return total / pairs if pairs else 0.0
 
 
-@measure("prefs_pair", "m_prefs_pair.c", reads="prefs")
+@measure("prefs_pair", "m_prefs_pair.c", position=40, **PREFS)
 def prefs_pair(batch, params):
     """Mean over preferred pairs of the share of JGs agreeing with the run's order
     (unretrieved pairs count, with 0)."""
     return _values(batch, lambda q: _pairs(q, 3))
 
 
-@measure("prefs_pair_ret", "m_prefs_pair_ret.c", reads="prefs")
+@measure("prefs_pair_ret", "m_prefs_pair_ret.c", position=44, **PREFS)
 def prefs_pair_ret(batch, params):
     """prefs_pair over pairs of retrieved documents."""
     return _values(batch, lambda q: _pairs(q, 1))
 
 
-@measure("prefs_pair_imp", "m_prefs_pair_imp.c", reads="prefs")
+@measure("prefs_pair_imp", "m_prefs_pair_imp.c", position=48, **PREFS)
 def prefs_pair_imp(batch, params):
     """prefs_pair over pairs with a retrieved document."""
     return _values(batch, lambda q: _pairs(q, 2))
@@ -373,13 +378,13 @@ def _ec_counts(high, low, jr, retrieved_only):
     return int(ful.sum()), int((~ful).sum())
 
 
-@measure("prefs_avgjg_Rnonrel", "m_prefs_avgjg_Rnonrel.c", reads="prefs")
+@measure("prefs_avgjg_Rnonrel", "m_prefs_avgjg_Rnonrel.c", position=42, **PREFS)
 def prefs_avgjg_rnonrel(batch, params):
     """prefs_avgjg with the non-relevant documents of each JG cut or padded to R (see :func:`_rnonrel`)."""
     return _values(batch, lambda q: _rnonrel(q, False))
 
 
-@measure("prefs_avgjg_Rnonrel_ret", "m_prefs_avgjg_Rnonrel_ret.c", reads="prefs")
+@measure("prefs_avgjg_Rnonrel_ret", "m_prefs_avgjg_Rnonrel_ret.c", position=46, **PREFS)
 def prefs_avgjg_rnonrel_ret(batch, params):
     """prefs_avgjg_Rnonrel over retrieved documents (R = relevant retrieved, N = non-relevant retrieved)."""
     return _values(batch, lambda q: _rnonrel(q, True))

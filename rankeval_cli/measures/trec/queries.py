@@ -20,11 +20,12 @@ is the very double trec_eval prints.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from ...batch import offsets_from_sizes
+from ...batch import distinct, offsets_from_sizes
 from ..ties import padded_buckets
 
 NONPOOL, UNJUDGED = -1, -2
@@ -135,25 +136,40 @@ class Events:
         return np.where(count > 0, self.prefix[np.maximum(last, 0)] if len(self.prefix) else 0.0, 0.0)
 
 
+@dataclass(frozen=True)
+class BatchSettings:
+    """What a :class:`QueryBatch` is evaluated under: the relevance level (-l), the expected tie
+    policy, trec_eval's -N, its version, and the top of ERR's grade scale."""
+
+    rel_level: int = 1
+    expected: bool = False
+    num_docs_in_coll: int = 0
+    version: int = 10
+    rel_max: float = 4.0
+
+
 class QueryBatch:
     """trec_eval's per-query intermediates for a batch of queries (module docstring).
 
     ``offsets``/``rel``: the ranked relevance values (after -M and -J); ``judged_offsets``/
     ``judged_grade``: every non-negative qrels grade of each query. ``tie_block`` numbers
-    the blocks of tied scores (read by the ``expected`` tie policy only).
+    the blocks of tied scores (read by the ``expected`` tie policy only); ``rel_max`` is the
+    top of ERR's grade scale.
     """
 
-    def __init__(self, offsets, rel, judged_offsets, judged_grade, *, rel_level: int = 1, tie_block=None,
-                 expected: bool = False, num_docs_in_coll: int = 0, version: int = 10):
+    def __init__(self, offsets, rel, judged_offsets, judged_grade, *, tie_block=None,
+                 settings: BatchSettings | None = None):
+        settings = settings or BatchSettings()
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.rel = np.asarray(rel, dtype=np.int64)
         self.judged_offsets = np.asarray(judged_offsets, dtype=np.int64)
         self.judged_grade = np.asarray(judged_grade, dtype=np.int64)
-        self.level = int(rel_level)
+        self.level = int(settings.rel_level)
         self.tie_block = tie_block
-        self.expected = expected
-        self.num_docs_in_coll = num_docs_in_coll
-        self.version = version
+        self.expected = settings.expected
+        self.num_docs_in_coll = settings.num_docs_in_coll
+        self.version = settings.version
+        self.rel_max = settings.rel_max  # the top of ERR's grade scale (rankeval's ERR)
         self.n_queries = len(self.offsets) - 1
         self._cache: dict = {}
 
@@ -253,7 +269,7 @@ class QueryBatch:
     @cached_property
     def grades(self) -> np.ndarray:
         """The distinct judged grades of the batch, ascending."""
-        return np.unique(self.judged_grade)
+        return distinct(self.judged_grade)
 
     @cached_property
     def rel_levels(self) -> np.ndarray:
