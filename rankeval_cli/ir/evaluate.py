@@ -194,7 +194,7 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
 def evaluate_runs(runs, qrels, measures, settings: Settings) -> list:
     """[RunValues] of runs in memory (:class:`~rankeval_cli.formats.trec.run.Run`) joined with a
     :class:`~rankeval_cli.formats.trec.qrels.Qrels`, each labelled by its tag (the Python API)."""
-    return [_evaluate_run((qrels, measures, settings), run) for run in runs]
+    return [_evaluate_run((qrels, None, measures, settings), run) for run in runs]
 
 
 def _evaluate_run(shared, path: str) -> RunValues:
