@@ -11,9 +11,9 @@ The Python API mirrors the command line. Submodules load on first use, so
 from ._version import __version__
 from .errors import DataError
 
-__all__ = ["__version__", "Batch", "DataError", "read", "write", "evaluate", "tau", "rr", "ndcg", "err",
+__all__ = ["__version__", "Batch", "DataError", "read", "write", "evaluate", "ir_evaluate", "tau", "rr", "ndcg", "err",
            "rankdcg", "precision", "average_precision"]
-_API = {"evaluate", "tau", "rr", "ndcg", "err", "rankdcg", "precision", "average_precision"}
+_API = {"evaluate", "ir_evaluate", "tau", "rr", "ndcg", "err", "rankdcg", "precision", "average_precision"}
 
 
 def __getattr__(name):

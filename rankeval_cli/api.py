@@ -10,9 +10,15 @@ value. Values are ranks, lower = better, unless ``higher_better=True`` (scores) 
 ``relevance="grades"`` (graded relevance, higher = better).
 
 A whole stream: :func:`evaluate` takes a path (any format ``rankeval`` reads as a canonical
-stream: TSV or JSON lines, gzip allowed), a pandas DataFrame with ``group``, ``item``, ``gold``,
-``pred`` columns (plus any extra, e.g. ``lp`` for ``by=["lp"]``), or a file object, and
-returns the summary records exactly as ``rankeval MEASURE --output-format jsonl`` prints them.
+stream: TSV, JSON lines, Parquet, Arrow, gzip allowed), a pandas or polars DataFrame or a
+pyarrow Table with ``group``, ``item``, ``gold``, ``pred`` columns (plus any extra, e.g. ``lp``
+for ``by=["lp"]``), or a file object, and returns the summary records exactly as ``rankeval
+MEASURE --output-format jsonl`` prints them (or, with ``frame="pandas"``/``"polars"``, as a
+DataFrame).
+
+Runs and qrels: :func:`ir_evaluate` and :func:`trec_eval` take DataFrames (ir_measures',
+ir_datasets', PyTerrier's and ranx's column names), dicts of dicts, ir_measures tuples or
+paths (:mod:`rankeval_cli.frames`).
 """
 
 from __future__ import annotations
@@ -151,19 +157,70 @@ def trec_eval(qrels, run, measures=(), *, per_query: bool = False, complete: boo
     """What ``rankeval trec_eval`` (trec_eval 10.0) prints for a qrels file and a run file:
     ``measures`` are ``-m`` names in any spelling of docs/ir-measures.md (``P.5,10``, ``all_trec``,
     ``nDCG@10``; none = ``official``); the keywords are the options ``-q -c -l -M -J -R -N -Z``
-    and ``--trec-eval-version``, ``--tie-policy``. A measure name that is none raises
+    and ``--trec-eval-version``, ``--tie-policy``. ``qrels`` and ``run`` are paths (TREC text,
+    Parquet, Arrow; an ir_datasets id for the qrels) or DataFrames, dicts of dicts or tuples
+    (docs/python-api.md). A measure name that is none raises
     :class:`ValueError`; bad data, :class:`~rankeval_cli.errors.DataError`."""
     from .ir import trec_eval as te
 
+    rel_info = None
+    if not isinstance(qrels, str):  # a DataFrame, dict or Qrels (rankeval_cli.frames)
+        from .frames import qrels_from
+
+        rel_info, qrels = qrels_from(qrels), "<qrels>"
+    if not isinstance(run, str):
+        from .frames import run_from
+
+        run = run_from(run)
     options = te.Options(per_query=per_query, complete=complete, rel_level=rel_level, max_docs=depth,
                          judged_only=judged_only, rel_format=rel_format, num_docs=num_docs, zscores=zscores,
                          measures=[measures] if isinstance(measures, str) else list(measures), version=version,
                          tie_policy=tie_policy)
-    return te.report(options, qrels, run)
+    return te.report(options, qrels, run, rel_info=rel_info)
 
 
-def evaluate(data, measure: str = "report", **options) -> list[dict]:
-    """The summary records of ``rankeval MEASURE`` on ``data``, as its JSON lines.
+def ir_evaluate(qrels, runs, measures=("nDCG@10", "AP", "RR@10"), *, per_query: bool = False,
+                frame: str | None = "pandas", tie_policy: str = "trec", rel_level: int = 1, depth: int | None = None,
+                all_queries: bool = False):
+    """``rankeval report --qrels QRELS -m ... RUNS`` in Python: IR measures of runs against qrels.
+
+    ``qrels`` and each run are DataFrames (pandas, polars, pyarrow; columns as in
+    docs/python-api.md: ``query_id, doc_id, score`` / ``relevance`` or PyTerrier's ``qid, docno,
+    score`` / ``label``), dicts ``{query_id: {doc_id: value}}``, ir_measures tuples or paths;
+    ``runs`` is one run or a dict name -> run. Returns the summary records (``system, measure,
+    value, groups, signature``) or, with ``per_query``, one record per run and query
+    (``system, group``, one column per measure), as a DataFrame (``frame`` None: a list of dicts).
+
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d4": 1.0, "d3": 0.5}}
+    >>> [(r["measure"], r["value"]) for r in ir_evaluate(qrels, run, ["AP", "P@1"], frame=None)]
+    [('AP', 0.75), ('P@1', 0.5)]
+    """
+    from .frames import qrels_from, run_from
+    from .ir.evaluate import Settings, evaluate_runs, measures_of
+    from .ir.run_records import per_query_records, summary_records
+
+    named = runs if isinstance(runs, dict) and not _is_run_dict(runs) else {None: runs}
+    chosen = measures_of([measures] if isinstance(measures, str) else list(measures))
+    settings = Settings(tie_policy=tie_policy, rel_level=rel_level, depth=depth, all_queries=all_queries)
+    in_memory = [run_from(run, tag=name or "run") for name, run in named.items()]
+    values = evaluate_runs(in_memory, qrels_from(qrels), chosen, settings)
+    for v, name in zip(values, named):
+        v.label = name or v.label
+    records = [r for v in values for r in per_query_records(v, chosen)] if per_query else \
+        summary_records(values, chosen, settings)
+    return records if frame is None else _frame(records, frame)
+
+
+def _is_run_dict(runs: dict) -> bool:
+    """{query_id: {doc_id: score}} (one run), not {name: run}."""
+    first = next(iter(runs.values()), None)
+    return isinstance(first, dict) and all(isinstance(v, (int, float)) for v in first.values())
+
+
+def evaluate(data, measure: str = "report", *, frame: str | None = None, **options):
+    """The summary records of ``rankeval MEASURE`` on ``data``, as its JSON lines (a pandas or
+    polars DataFrame of them with ``frame="pandas"`` or ``"polars"``).
 
     ``measure`` is tau, mrr, ndcg, err, rankdcg or report; ``options`` are the command's
     options by their Python names (``tau_variant`` is ``variant`` on the command line's
@@ -190,7 +247,14 @@ def evaluate(data, measure: str = "report", **options) -> list[dict]:
     out = io.StringIO()
     kwargs.update(files=(_source(data),), output=out, output_format="jsonl", input_format="auto")
     call_body(command, **kwargs)
-    return [json.loads(line) for line in out.getvalue().splitlines()]
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    return records if frame is None else _frame(records, frame)
+
+
+def _frame(records, kind):
+    from .frames import frame
+
+    return frame(records, kind)
 
 
 def _value(param, value):
@@ -203,7 +267,14 @@ def _value(param, value):
 
 
 def _source(data):
-    """A path, a file object, or a DataFrame written as the canonical TSV in memory."""
+    """A path, a file object, or a DataFrame: pandas written as the canonical TSV in memory,
+    polars and pyarrow as Parquet in memory."""
+    from .frames import is_frame
+
+    if is_frame(data) and not hasattr(data, "to_csv"):
+        from .frames import parquet_bytes
+
+        return parquet_bytes(data)
     if hasattr(data, "to_csv") and hasattr(data, "columns"):
         missing = [c for c in ("group", "item", "gold") if c not in data.columns]
         if missing:
@@ -222,10 +293,12 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
                     tests=DEFAULT_IR_TESTS, correction: str = "none", ci: float = DEFAULT_LEVEL,
                     bootstrap: int = DEFAULT_REPLICATES, permutations: int = DEFAULT_REPLICATES,
                     seed: int = DEFAULT_SEED,
-                    higher_better: bool = True, jobs: int | None = None) -> list[dict]:
+                    higher_better: bool = True, jobs: int | None = None, frame: str | None = None):
     """``rankeval compare``'s records for a systems × topics matrix of per-topic values (NaN = missing).
 
-    ``values`` is a 2-D array (or a dict name → per-topic values); ``baselines`` names or
+    ``values`` is a 2-D array, a dict name → per-topic values, or a DataFrame with a row per
+    system (its index names them) and a column per topic; ``frame="pandas"`` or ``"polars"``
+    returns the records as a DataFrame. ``baselines`` names or
     indexes the baselines (default: the first system), ``all_pairs`` compares every pair.
     The value of a system is its mean over its topics.
 
@@ -244,6 +317,8 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
 
     if isinstance(values, dict):
         names, values = list(values) if names is None else names, list(values.values())
+    elif hasattr(values, "index") and hasattr(values, "to_numpy"):  # a pandas DataFrame
+        names, values = [str(n) for n in values.index] if names is None else names, values.to_numpy(float)
     matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
     names = [f"system{i}" for i in range(len(matrix))] if names is None else list(names)
     if len(names) != len(matrix):
@@ -256,7 +331,8 @@ def compare_systems(values, names=None, *, baselines=None, all_pairs: bool = Fal
     settings = comparisons.Settings(tests=tuple(tests), level=ci, bootstrap=bootstrap, permutations=permutations,
                                  seed=seed, correction=correction, jobs=jobs)
     outcome = comparisons.compare(systems, pairs, settings)
-    return records(outcome, systems, settings, "value", None)
+    rows = records(outcome, systems, settings, "value", None)
+    return rows if frame is None else _frame(rows, frame)
 
 
 def variance_estimates(values) -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from .vocabulary import CANONICAL_FORMATS, TABLE_FORMATS
+from .vocabulary import BINARY_FORMATS, CANONICAL_FORMATS, TABLE_FORMATS
 
 
 def text_value(value) -> str:
@@ -69,7 +69,7 @@ class RecordWriter:
 
     def __init__(self, out, fmt: str = "tsv", digits: int | None = None):
         fmt = "jsonl" if fmt == "json" else fmt
-        if fmt not in (*CANONICAL_FORMATS, *TABLE_FORMATS):
+        if fmt not in (*CANONICAL_FORMATS, *TABLE_FORMATS, *BINARY_FORMATS):
             raise ValueError(f"unknown record format {fmt!r}")
         self.out, self.fmt, self.columns = out, fmt, None
         self.explicit_digits = digits
@@ -88,7 +88,7 @@ class RecordWriter:
         self.write_many([record])
 
     def write_many(self, records: Iterable[dict]) -> None:
-        if self.fmt in TABLE_FORMATS:
+        if self.fmt in TABLE_FORMATS or self.fmt in BINARY_FORMATS:
             self.rows.extend(records)
             return
         import json  # here, not at start-up: most runs write TSV
@@ -114,7 +114,11 @@ class RecordWriter:
         ``[low, high]`` headed by its level (``95% CI``); p-values print as ``< 0.001``
         below a thousandth (never ``0``).
         """
-        if self.fmt in TABLE_FORMATS and self.rows:
+        if self.fmt in BINARY_FORMATS:
+            from .formats.arrow_stream import write_records
+
+            write_records(self.rows, self.out, self.fmt)
+        elif self.fmt in TABLE_FORMATS and self.rows:
             from .table_writers import latex_table, markdown_table, paper_columns, signature_note
 
             self._fractional = {c for row in self.rows for c, v in row.items() if _fractional(v)}

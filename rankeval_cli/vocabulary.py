@@ -20,13 +20,19 @@ from dataclasses import dataclass
 
 #: the two canonical encodings of a stream of groups
 CANONICAL_FORMATS = ("tsv", "jsonl")
-#: what --input-format auto recognises: the canonical encodings and JCML
-STREAM_FORMATS = (*CANONICAL_FORMATS, "jcml")
+#: columnar binary encodings of streams, summaries and runs (pyarrow: the arrow extra)
+BINARY_FORMATS = ("parquet", "arrow")
+#: the encodings of a stream every command reads and writes
+STREAM_ENCODINGS = (*CANONICAL_FORMATS, *BINARY_FORMATS)
+#: what --input-format auto recognises: the canonical encodings, JCML, Parquet and Arrow
+STREAM_FORMATS = (*CANONICAL_FORMATS, "jcml", *BINARY_FORMATS)
 INPUT_FORMATS = ("auto", *STREAM_FORMATS)
 #: formats written only when the input ends (one table)
 TABLE_FORMATS = ("markdown", "latex")
 #: formats of commands that write summary records
-SUMMARY_FORMATS = (*CANONICAL_FORMATS, *TABLE_FORMATS)
+SUMMARY_FORMATS = (*CANONICAL_FORMATS, *TABLE_FORMATS, *BINARY_FORMATS)
+#: summary formats that are text (``table`` adds its legend and notes below the records)
+TEXT_SUMMARY_FORMATS = (*CANONICAL_FORMATS, *TABLE_FORMATS)
 #: summary formats of the commands that also print trec_eval's lines
 IR_SUMMARY_FORMATS = (*SUMMARY_FORMATS, "trec")
 #: old spellings of output formats, accepted but not shown
@@ -251,7 +257,8 @@ BY = Option(
     "One summary per value of this extra column (e.g. lp), rows keyed by its "
     "value; repeatable. The value must be constant within a group.")
 INPUT_FORMAT = Option(
-    "--input-format", "Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<'.", INPUT_FORMATS,
+    "--input-format", "Input encoding; auto sniffs JSON lines by a leading '{', JCML by '<', Parquet and "
+    "Arrow by their magic bytes.", INPUT_FORMATS,
     "auto")
 EXCLUDE_SYSTEMS = Option(
     "--exclude-systems",

@@ -47,7 +47,7 @@ SYNONYMS = {
 }
 FORBIDDEN = {syn: canonical for canonical, syns in SYNONYMS.items() for syn in syns}
 #: shared values: an option of this name offers only these (json is the hidden alias of jsonl).
-OUTPUT_FORMATS = {"tsv", "jsonl", "jcml", "trec", "markdown", "latex"}
+OUTPUT_FORMATS = {"tsv", "jsonl", "jcml", "trec", "markdown", "latex", "parquet", "arrow"}
 #: shared defaults, stated in the help where the default is None.
 DEFAULTS = {"--bootstrap": "1000", "--seed": "12345", "--permutations": "1000"}
 INTERNAL = re.compile(r"seed 00[0-9]|REFERENCE(\.md| ?§)|[Ii]ssue [0-9]+|\bshared/(REFERENCE|DESIGN)")

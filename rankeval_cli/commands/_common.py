@@ -208,7 +208,7 @@ def input_options(f):
                         lambda files, input_format, exclude_systems: Inputs(files, input_format, exclude_systems))
 
 
-def output_options(formats=vocabulary.CANONICAL_FORMATS, default="tsv"):
+def output_options(formats=vocabulary.STREAM_ENCODINGS, default="tsv"):
     """-o/--output (atomic) and --output-format, the command's ``output``; summary commands also
     get --digits (read by :func:`record_writer`)."""
     tables = "markdown" in formats
@@ -257,7 +257,8 @@ def write_summary(out, records: list[dict], output_format: str, per_group: bool,
         if quiet():
             return
         text = io.StringIO()
-        with record_writer(text, output_format) as writer:
+        note_format = "tsv" if output_format in vocabulary.BINARY_FORMATS else output_format  # stderr is text
+        with record_writer(text, note_format) as writer:
             writer.write_many(records)
         click.echo(text.getvalue(), err=True, nl=False)
     else:

@@ -182,6 +182,13 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
         with _common.output_stream(output) as out, restartable(out) as sink:
             write_fused(sink, files, fusion, tag, options.train_qrels)
         return
+    if output_format in ("parquet", "arrow"):  # the run as ir_datasets/ranx columns, its tag in a run column
+        from ..formats.arrow_stream import write_run_table
+
+        fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
+        with _common.output_stream(output) as out:
+            write_run_table(out, fused.query, fused.doc, fused.rank, fused.score, tag, output_format)
+        return
     fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
     entry = METHODS[method]
     shown_params = {k: v for k, v in fusion.params.items()}

@@ -6,7 +6,7 @@ import inspect
 
 import click
 
-from ..vocabulary import CANONICAL_FORMATS, DIRECTIONS, READERS, STREAM_FORMATS
+from ..vocabulary import BINARY_FORMATS, CANONICAL_FORMATS, DIRECTIONS, READERS, STREAM_FORMATS
 from . import _common
 
 
@@ -126,6 +126,12 @@ def command(inputs, output, from_format, gold_attr, pred_attr,
                                       documents=list(documents) or None, index=list(index) or None, depth=depth,
                                       all_queries=all_queries, max_feature_index=max_feature_index).items()
                if v is not None}
+    if from_format == "trec" and qrels is None and output.format in BINARY_FORMATS:
+        from ..formats.arrow_stream import write_runs
+
+        with output.stream() as out:  # the runs themselves, not joined with judgments
+            write_runs(list(files) or ["-"], out, output.format)
+        return
     if qrels is not None:
         if from_format != "trec":
             raise click.UsageError("--qrels goes with --from trec")

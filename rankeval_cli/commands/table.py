@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..vocabulary import EFFECTS, FORMAT_ALIASES, SUMMARY_FORMATS, TABLE_BEST, TABLE_FORMATS
+from ..vocabulary import EFFECTS, FORMAT_ALIASES, TABLE_BEST, TABLE_FORMATS, TEXT_SUMMARY_FORMATS
 from . import _common
 
 
@@ -47,7 +47,7 @@ def _ci_level(ctx, param, value):
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Write here instead of stdout; written to a temporary file and renamed.")
-@click.option("--output-format", type=_common.AliasChoice(SUMMARY_FORMATS, FORMAT_ALIASES),
+@click.option("--output-format", type=_common.AliasChoice(TEXT_SUMMARY_FORMATS, FORMAT_ALIASES),
               default="markdown", show_default=True, help="Table encoding.")
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, metavar="N",
               help="Decimal places (non-zero values below half a unit of the last place in scientific notation).")

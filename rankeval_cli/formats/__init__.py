@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 from ..batch import Batch
 from ..errors import DataError
 from ..inputs import decompressing, open_binary, source_name
-from ..vocabulary import CANONICAL_FORMATS
+from ..vocabulary import STREAM_ENCODINGS
 from .detect import canonical_format, foreign_message
 
 #: reader name -> "module:function"; ``convert --from NAME``.
@@ -30,6 +30,8 @@ READERS = {
     "mqm": "mqm:read_mqm",
     "letor": "letor:read_letor",
     "trec": "trec.convert:read_trec",
+    "parquet": "arrow_stream:read_stream",
+    "arrow": "arrow_stream:read_stream",
 }
 
 #: writer name -> "module:function"; ``--output-format NAME``.
@@ -37,6 +39,8 @@ WRITERS = {
     "tsv": "tsv:write_tsv",
     "jsonl": "jsonl:write_jsonl",
     "jcml": "jcml:write_jcml",
+    "parquet": "arrow_stream:write_parquet",
+    "arrow": "arrow_stream:write_arrow",
 }
 
 
@@ -81,7 +85,7 @@ def _head(stream) -> bytes:
         return b""
 
 
-def read(source, fmt: str | None = None, sniffable=CANONICAL_FORMATS, **options) -> Iterator[Batch]:
+def read(source, fmt: str | None = None, sniffable=STREAM_ENCODINGS, **options) -> Iterator[Batch]:
     """Stream checked batches from ``source`` in format ``fmt`` (sniffed when None/auto).
 
     A sniffed input with no content (zero bytes, a BOM or blank lines only) is an

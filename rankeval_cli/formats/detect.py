@@ -35,7 +35,13 @@ _APPRAISE_TYPES = ("TGT", "BAD", "REF", "CHK")
 
 
 def canonical_format(head: bytes) -> str:
-    """``jcml`` if the first non-blank byte is ``<``, ``jsonl`` if it is ``{``, else ``tsv``."""
+    """``parquet`` or ``arrow`` by their magic bytes (:mod:`.arrow`); else ``jcml`` if the first
+    non-blank byte is ``<``, ``jsonl`` if it is ``{``, else ``tsv``."""
+    from .arrow import kind_of
+
+    binary = kind_of(head)
+    if binary:
+        return binary
     head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"<"):
         return "jcml"

@@ -193,6 +193,12 @@ def evaluate_trec(files, qrels_path, measures, settings: Settings, *, warn=None)
     return out
 
 
+def evaluate_runs(runs, qrels, measures, settings: Settings) -> list:
+    """[RunValues] of runs in memory (:class:`~rankeval_cli.formats.trec.run.Run`) joined with a
+    :class:`~rankeval_cli.formats.trec.qrels.Qrels`, each labelled by its tag (the Python API)."""
+    return [_evaluate_run((qrels, None, measures, settings), run) for run in runs]
+
+
 def _evaluate_run(shared, path: str) -> RunValues:
     """One run file joined with the qrels: its per-query values, queries in trec_eval's order."""
     from ..formats.trec.streaming import stream_join

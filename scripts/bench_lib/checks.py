@@ -107,6 +107,11 @@ def _specs():
             specs.append((f"W5 trec_eval {name} ({kind})", "the binary's output, printed to 4 decimals",
                           (f"W5/report{suffix}", ours["value"](m)),
                           (f"W5/trec_eval{suffix}", lambda r, name=name: trec_eval_value(r, name)), PRINTED))
+    for ours_key, theirs_key, measures in (("W5p/irm-rankeval", "W5p/irm-default", ("nDCG@10", "AP", "RR@10")),
+                                           ("W5p/irm-rk-rr", "W5p/irm-pytrec", ("nDCG@10", "AP", "RR"))):
+        for m in measures:
+            specs.append((f"W5p {theirs_key[8:]} {m}", "ir_measures, rankeval's provider (tie-free run)",
+                          (ours_key, lambda r, m=m: json_value(r, m)), (theirs_key, lambda r, m=m: json_value(r, m))))
     return specs
 
 

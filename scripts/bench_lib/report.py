@@ -97,6 +97,20 @@ def _ratio_of(results, spec, what: str, unit: str) -> Target:
     return t
 
 
+def _extra_memory_target(results, label, key, other_key, limit) -> Target:
+    """The peak beyond the loaded inputs (a peer's ``eval_peak_extra_mb``): key / other <= limit."""
+    t = Target(label, f"≤ {limit:g}×")
+    mine, other = results.get(key), results.get(other_key)
+    values = [r.inner.get("eval_peak_extra_mb") if r is not None and r.ok and r.inner else None for r in (mine, other)]
+    if None not in values:
+        ratio = values[0] / values[1]
+        t.measured, t.met = f"{ratio:.2f}×", ratio <= limit
+        t.detail = f"{values[0]:.0f} MB vs {values[1]:.0f} MB beyond the inputs"
+    else:
+        t.detail = _why(results, key if values[0] is None else other_key)
+    return t
+
+
 def _why(results, key) -> str:
     r = results.get(key)
     return "not selected" if r is None else r.status
@@ -160,6 +174,20 @@ def targets(results: dict) -> list[Target]:
         for peer in ("irm", "ranx-warm", "ranx"):
             out.append(_speedup_target(results, f"W5 report vs {peer}", "W5/report", f"W5/{peer}", 1, strict=True))
         out.append(_memory_target(results, "W5 report: peak RSS vs pytrec_eval", "W5/report", "W5/pytrec", 0.25))
+    if "W5p/irm-rankeval" in results:
+        out.append(_speedup_target(results, "W5p ir_measures: rankeval's provider vs the default pipeline",
+                                   "W5p/irm-rankeval", "W5p/irm-default", 3))
+        out.append(_speedup_target(results, "W5p ir_measures [nDCG@10, AP, RR]: rankeval vs pytrec_eval provider",
+                                   "W5p/irm-rk-rr", "W5p/irm-pytrec", 3))
+        out.append(_memory_target(results, "W5p rankeval's provider: peak RSS vs pytrec_eval's", "W5p/irm-rk-rr",
+                                  "W5p/irm-pytrec", 1 / 3))
+        out.append(_memory_target(results, "W5p rankeval's provider: peak RSS vs the default pipeline",
+                                  "W5p/irm-rankeval", "W5p/irm-default", 1 / 3))
+        for key, other in (("W5p/irm-rk-rr", "W5p/irm-pytrec"), ("W5p/irm-rankeval", "W5p/irm-default")):
+            out.append(_extra_memory_target(results, f"W5p {key[4:]}: evaluation's own memory vs {other[4:]}", key,
+                                            other, 1 / 3))
+        out.append(_speedup_target(results, "W5p Parquet run read vs the TREC text", "W5p/read-parquet",
+                                   "W5p/read-text", 1))
     if "W5/trec_eval" in results:
         out.append(_speedup_target(results, "W5 report vs trec_eval (four measures)", "W5/report", "W5/trec_eval", 3))
         out.append(_speedup_target(results, "W5 rankeval trec_eval vs trec_eval (four measures)", "W5/rk-trec_eval",

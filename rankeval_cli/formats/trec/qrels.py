@@ -29,7 +29,17 @@ class Qrels:
 
 def read_qrels(source) -> Qrels:
     """Read a qrels file; a duplicate (qid, docno), a malformed line, a non-integer grade
-    is a :class:`DataError` at its line, a file without judgments one without a line."""
+    is a :class:`DataError` at its line, a file without judgments one without a line; a
+    Parquet or Arrow file is read by :func:`..arrow.qrels_columns`, an ir_datasets id that is
+    no file by :func:`rankeval_cli.datasets.judgments`."""
+    from ... import datasets
+    from .. import arrow
+
+    if datasets.is_dataset_id(source):  # --qrels msmarco-passage/dev/small
+        qids, docnos, grades = datasets.judgments(source)
+        return qrels_of(source, ByteIds.of(qids), ByteIds.of(docnos), grades, np.arange(1, len(grades) + 1))
+    if arrow.sniff(source):
+        return qrels_of(*arrow.qrels_columns(source))
     name = source_name(source)
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
     empty = True
@@ -47,8 +57,13 @@ def read_qrels(source) -> Qrels:
     if not q_parts:
         what = "is empty" if empty else "holds only blank or comment lines"
         raise DataError(f"no judgments: the qrels file {what}", name)
-    qid, docno = ByteIds.concat(q_parts), ByteIds.concat(d_parts)
-    grade, line = np.concatenate(g_parts), np.concatenate(l_parts)
+    return qrels_of(name, ByteIds.concat(q_parts), ByteIds.concat(d_parts), np.concatenate(g_parts),
+                    np.concatenate(l_parts))
+
+
+def qrels_of(name: str, qid: ByteIds, docno: ByteIds, grade: np.ndarray, line: np.ndarray) -> Qrels:
+    """:class:`Qrels` of judgment columns (``line``: each one's line, for messages), sorted by
+    (qid, docno); a (qid, docno) judged twice is a :class:`DataError` at the second line."""
     distinct, q_code = qid.unique()
     order = np.lexsort((line, *docno.sort_keys(), q_code))  # by qid, docno (bytes), line
     q_code, docno, grade, line = q_code[order], docno.take(order).compact(), grade[order], line[order]

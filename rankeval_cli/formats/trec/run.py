@@ -135,7 +135,12 @@ def run_blocks(source, block_bytes: int | None = None):
 
 
 def read_run(source, block_bytes: int | None = None) -> Run:
-    """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno)."""
+    """Read a whole run file into a :class:`Run` (about 16 bytes per row plus its docno); a
+    Parquet or Arrow file is read by :func:`..arrow.run_columns`."""
+    from .. import arrow
+
+    if arrow.sniff(source):
+        return run_of(*arrow.run_columns(source))
     name = source_name(source)
     blocks, codes = [], _Codes()
     for codes, block in run_blocks(source, block_bytes):
@@ -150,3 +155,33 @@ def read_run(source, block_bytes: int | None = None) -> Run:
 def empty_run(name: str, tag: str = "", last_tag: str = "") -> Run:
     """A run that retrieved nothing."""
     return Run(name, tag, [], np.zeros(0, np.int32), ByteIds.from_list([]), np.zeros(0), LineMap.of([]), last_tag)
+
+
+def run_of(name: str, qid, docno: ByteIds, score: np.ndarray, tags: tuple = ("", "")) -> Run:
+    """A :class:`Run` of columns (row ``i`` reported as line ``i + 1``); ``qid`` is a
+    :class:`ByteIds` column or (distinct ids, the index of every row's id among them); query
+    codes are numbered in order of first appearance, as the text reader numbers them; ``tags``
+    = (first, last) tag; ``qid`` None: a run without rows."""
+    if qid is None:
+        return empty_run(name, *tags)
+    if isinstance(qid, ByteIds):
+        heads = np.flatnonzero(np.r_[True, ~qid.adjacent_same()]) if len(qid) else np.zeros(0, np.int64)
+        distinct, head_code = qid.take(heads).unique()  # ids compared once per stretch of rows
+        raw = np.repeat(head_code, np.diff(np.append(heads, len(qid))))
+    else:
+        distinct, raw = qid
+    code, seen = first_seen(raw)
+    return Run(source=name, tag=tags[0], qids=distinct.take(seen).decode(), code=code, docno=docno,
+               score=np.asarray(score, dtype=np.float64), lines=LineMap.consecutive(1, len(code)), last_tag=tags[1])
+
+
+def first_seen(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes numbered in order of first appearance, the raw value of each code) of integer ids."""
+    n = len(raw)
+    heads = np.flatnonzero(np.r_[True, raw[1:] != raw[:-1]]) if n else np.zeros(0, np.int64)
+    segment = raw[heads]
+    _, first = np.unique(segment, return_index=True)
+    seen = segment[np.sort(first)]
+    remap = np.full(int(raw.max()) + 1 if n else 0, -1, dtype=np.int32)
+    remap[seen] = np.arange(len(seen), dtype=np.int32)
+    return remap[raw], seen

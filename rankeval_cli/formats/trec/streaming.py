@@ -39,7 +39,14 @@ def stream_join(source, qrels: Qrels, *, depth: int | None = None, all_queries: 
     queries are not contiguous (a query's lines after another query's) is read whole
     instead: ``(None, Scattered)`` then tells the consumer to discard the parts before (stdin,
     a pipe or a file object is copied to a temporary file as it is read, for that). With
-    ``all_queries`` the qrels' queries the run lacks come last, with empty rankings."""
+    ``all_queries`` the qrels' queries the run lacks come last, with empty rankings. A run in
+    memory (:mod:`rankeval_cli.frames`) or a Parquet or Arrow file is joined whole."""
+    from .. import arrow
+
+    if isinstance(source, Run) or arrow.sniff(source):
+        run = source if isinstance(source, Run) else read_run(source)
+        yield from _whole_run(run, _Progress(run.source, qrels, depth, block_bytes), all_queries)
+        return
     progress = _Progress(source_name(source), qrels, depth, block_bytes)
     if is_regular_file(source):
         yield from _joined_parts(source, lambda _where: source, progress, all_queries)
@@ -109,11 +116,22 @@ def _joined_parts(source, again, progress: _Progress, all_queries: bool):
         yield None, where  # discard what came before: the whole run follows
         run = read_run(again(where), progress.block_bytes)
         run.source = progress.name
-        joined = join(run, progress.qrels, depth=progress.depth)
         progress.seen_q[:] = False
-        progress.mark(joined.qids)
-        last_tag, tag = run.last_tag, run.tag
-        yield joined, run
+        yield from _whole_run(run, progress, all_queries)
+        return
+    yield from _missing(progress, all_queries, tag, last_tag)
+
+
+def _whole_run(run: Run, progress: _Progress, all_queries: bool):
+    """:func:`stream_join` of a run read whole: its join, then (``all_queries``) the qrels'
+    queries it lacks with empty rankings."""
+    joined = join(run, progress.qrels, depth=progress.depth)
+    progress.mark(joined.qids)
+    yield joined, run
+    yield from _missing(progress, all_queries, run.tag, run.last_tag)
+
+
+def _missing(progress: _Progress, all_queries: bool, tag: str, last_tag: str):
     if all_queries and not progress.seen_q.all():
         missing = np.flatnonzero(~progress.seen_q)
         empty = empty_run(progress.name, tag, last_tag)
