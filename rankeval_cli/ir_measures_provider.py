@@ -12,7 +12,9 @@ first in ``ir_measures.DefaultPipeline`` (after the measures defined at run time
 
 A measure is supported when rankeval reads its name (:func:`rankeval_cli.measures.trec.names.parse`,
 the grammar of ``rankeval report -m``): so every measure of rankeval's registry with an
-ir_measures name is, and one added to the registry is without a change here. Values follow
+ir_measures name is, and one added to the registry is without a change here, except the
+measures that read more than ordinary qrels (diversity qrels, document groups), which stay with
+the providers that define them. Values follow
 trec_eval 10.0 (docs/ir-measures.md), as ``rankeval trec_eval`` prints them: documents of a query
 ordered by score descending, ties broken by docno descending (trec_eval's convention,
 which pytrec_eval shares); relevance levels, cut-offs and ``judged_only`` as ir_measures
@@ -78,7 +80,11 @@ class RankevalProvider(Provider):
     SUPPORTED_MEASURES = []  # any measure whose name rankeval reads: see supports
 
     def supports(self, measure) -> bool:
-        return _parsed(measure) is not None
+        """A measure rankeval reads that needs only the run and ordinary qrels; the diversity
+        measures (subtopic qrels: ir_measures' ``iteration`` is the subtopic) and the fairness
+        ones (document groups) are left to the providers that define them (pyndeval, ...)."""
+        parsed = _parsed(measure)
+        return parsed is not None and (parsed.definition is None or parsed.definition.reads in ("qrels", "any"))
 
     def _evaluator(self, measures, qrels):
         return RankevalEvaluator(measures, qrels)

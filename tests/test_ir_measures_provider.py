@@ -149,3 +149,10 @@ def test_pyterrier_experiment():
         assert ours[str(m)][0] == pytest.approx(theirs[str(m)][0], rel=1e-12)
     assert np.isfinite(ours["RBP(p=0.5)"][0])
     assert not pt.java.started()
+
+
+def test_measures_on_more_than_qrels_stay_with_their_providers():
+    """Diversity measures read subtopic qrels (ir_measures' iteration field), so a qrels with a
+    document under several subtopics goes to pyndeval, not to this provider."""
+    assert not ir_measures.rankeval.supports(ir_measures.parse_measure("alpha_nDCG@10"))
+    assert ir_measures.rankeval.supports(ir_measures.parse_measure("nDCG@10"))

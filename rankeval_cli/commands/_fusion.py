@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import click
 
 from ..helpformat import MAN_ONLY
+from ..vocabulary import BINARY_FORMATS
 from . import _common
 from ._groups import option_group
 
@@ -182,7 +183,7 @@ def fuse_and_write(files, output, output_format, method, options: FusionOptions)
         with _common.output_stream(output) as out, restartable(out) as sink:
             write_fused(sink, files, fusion, tag, options.train_qrels)
         return
-    if output_format in ("parquet", "arrow"):  # the run as ir_datasets/ranx columns, its tag in a run column
+    if output_format in BINARY_FORMATS:  # the run as ir_datasets/ranx columns, its tag in a run column
         from ..formats.arrow_stream import write_run_table
 
         fused = fuse_files(files, fusion, train_qrels=options.train_qrels, report=_common.warn)
