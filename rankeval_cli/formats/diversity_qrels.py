@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import DataError
-from ..inputs import open_binary, read_blocks, source_name
+from ..inputs import source_name
 from .byteids import ByteIds, same
-from .trec.qrels import Qrels
-from .trec.fields import QRELS, check_ids, fields, integers, shown
+from .trec.qrels import Qrels, judgment_blocks
+from .trec.fields import integers, shown
 
 
 @dataclass
@@ -92,18 +92,8 @@ def read_diversity_qrels(source) -> DiversityQrels:
     block's distinct documents keep their docno, so memory follows the distinct documents."""
     name = source_name(source)
     queries, subtopics, lines = _Ids(), _Ids(), _Lines()
-    empty = True
-    with open_binary(source) as stream:
-        for block, first_line in read_blocks(stream, name):
-            empty = False
-            buf, starts, ends, line_map = fields(block, first_line, QRELS, name)
-            if len(starts) == 0:
-                continue
-            check_ids(block, buf, starts, ends, line_map, QRELS, name)
-            _add_block(lines, queries, subtopics, buf, starts, ends, line_map, name)
-    if not lines.query:
-        what = "is empty" if empty else "holds only blank or comment lines"
-        raise DataError(f"no judgments: the diversity qrels file {what}", name)
+    for buf, starts, ends, line_map in judgment_blocks(source, "diversity qrels"):
+        _add_block(lines, queries, subtopics, buf, starts, ends, line_map, name)
     return _assemble(lines, queries, subtopics, name)
 
 

@@ -42,7 +42,22 @@ def read_qrels(source) -> Qrels:
         return qrels_of(*arrow.qrels_columns(source))
     name = source_name(source)
     q_parts, d_parts, g_parts, l_parts = [], [], [], []
-    empty = True
+    for buf, starts, ends, lines in judgment_blocks(source, "qrels"):
+        q_parts.append(ByteIds.from_fields(buf, starts[:, 0], ends[:, 0]))
+        d_parts.append(ByteIds.from_fields(buf, starts[:, 2], ends[:, 2]))
+        g_parts.append(integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
+        l_parts.append(lines.all())
+    return qrels_of(name, ByteIds.concat(q_parts), ByteIds.concat(d_parts), np.concatenate(g_parts),
+                    np.concatenate(l_parts))
+
+
+def judgment_blocks(source, what: str):
+    """Each block of a qrels-shaped file (``qid iter docno rel``) that holds judgments, as
+    ``(buf, starts, ends, lines)`` with its ids checked; a file without one is a
+    :class:`DataError` ("no judgments: the WHAT file is empty", or "holds only blank or comment
+    lines"). Shared by the qrels and the diversity qrels readers."""
+    name = source_name(source)
+    empty, judged = True, False
     with open_binary(source) as stream:
         for block, first_line in read_blocks(stream, name):
             empty = False
@@ -50,15 +65,11 @@ def read_qrels(source) -> Qrels:
             if len(starts) == 0:
                 continue
             check_ids(block, buf, starts, ends, lines, QRELS, name)
-            q_parts.append(ByteIds.from_fields(buf, starts[:, 0], ends[:, 0]))
-            d_parts.append(ByteIds.from_fields(buf, starts[:, 2], ends[:, 2]))
-            g_parts.append(integers(buf, starts[:, 3], ends[:, 3], lines, "relevance grade", name))
-            l_parts.append(lines.all())
-    if not q_parts:
-        what = "is empty" if empty else "holds only blank or comment lines"
-        raise DataError(f"no judgments: the qrels file {what}", name)
-    return qrels_of(name, ByteIds.concat(q_parts), ByteIds.concat(d_parts), np.concatenate(g_parts),
-                    np.concatenate(l_parts))
+            judged = True
+            yield buf, starts, ends, lines
+    if not judged:
+        state = "is empty" if empty else "holds only blank or comment lines"
+        raise DataError(f"no judgments: the {what} file {state}", name)
 
 
 def qrels_of(name: str, qid: ByteIds, docno: ByteIds, grade: np.ndarray, line: np.ndarray) -> Qrels:
