@@ -1,4 +1,4 @@
-"""Shared by the robustness suites of issue 7 (contract, fuzz, no loss, determinism).
+"""Shared by the robustness suites (contract, fuzz, no loss, determinism).
 
 * the subcommands, discovered from the CLI itself, so commands that land later are covered;
 * running one in-process (CliRunner, exceptions not caught) or as a real process;

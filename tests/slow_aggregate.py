@@ -1,4 +1,4 @@
-"""Slow, obvious pure-Python aggregation straight from the definitions (REFERENCE.md §8).
+"""Slow, obvious pure-Python aggregation straight from the definitions (docs/definitions.md#aggregation).
 
 A profile is a list of groups; a group is a list of (item, value) with value None for
 a blank; lower value = better. Nothing here shares code with rankeval_cli.aggregate.

@@ -36,7 +36,7 @@ def slow_blocks(values):
 
 
 def slow_var_S(gold, pred):
-    """REFERENCE.md §3 Var(S), written out directly from the tie blocks."""
+    """docs/definitions.md#tau Var(S), written out directly from the tie blocks."""
     n = len(gold)
     _, g2, g3, g5 = slow_blocks(gold)
     _, p2, p3, p5 = slow_blocks(pred)

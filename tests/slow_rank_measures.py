@@ -1,7 +1,7 @@
 """Slow, obvious pure-Python references for the rank-position measures.
 
 One group at a time, plain lists and loops, definitions written as in the papers
-(seed 000 §3.2-3.5, seed 002, seed 004, REFERENCE.md §4-7). Tie policies:
+(Avramidis 2013 §3.2-3.5, Katerenchuk & Rosenberg 2016, docs/definitions.md). Tie policies:
 pessimistic/optimistic sort each tied block worst/best gold first; ``expected``
 enumerates every order of every tied block and averages. Used by the tests to
 check the vectorized kernels; never imported by the package.

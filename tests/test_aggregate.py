@@ -1,4 +1,4 @@
-"""System-level aggregation (REFERENCE.md §8): pair counts, every method, --by, CLI."""
+"""System-level aggregation (docs/definitions.md#aggregation): pair counts, every method, --by, CLI."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_every_method_by_hand(method):
 
 
 def test_fv_all_denominator_by_hand():
-    # seed 001's wording: W_ij / number of groups (3): A 3/3, B 2/3, C 1/3, D 1/3 (C before D by id)
+    # Duh 2008's wording: W_ij / number of groups (3): A 3/3, B 2/3, C 1/3, D 1/3 (C before D by id)
     [r] = aggregate([slow.batch_of(PROFILE)], "fv", fv_denominator="all")
     assert r.items == ["A", "B", "C", "D"]
     np.testing.assert_allclose(r.scores, [1, 2 / 3, 1 / 3, 1 / 3], rtol=1e-12)
@@ -362,7 +362,7 @@ def test_wmt12_one_ranking_per_language_pair(shared):
     from rankeval_cli import read
 
     rankings = aggregate(read(shared / "wmt12-rr" / "wmt12.RNK_results.csv", fmt="wmt-rr"), "gt-others", by=["lp"])
-    # seed 003 Tables 4-5 list the WMT12 systems per pair: CZ-EN 6, DE-EN 16, ES-EN 12, FR-EN 15,
+    # Li, Jiang & Wang 2012 Tables 4-5 list the WMT12 systems per pair: CZ-EN 6, DE-EN 16, ES-EN 12, FR-EN 15,
     # EN-CZ 13, EN-DE 15, EN-ES 11, EN-FR 15
     assert {r.key[0]: len(r.items) for r in rankings} == {
         "cs-en": 6, "de-en": 16, "es-en": 12, "fr-en": 15, "en-cs": 13, "en-de": 15, "en-es": 11, "en-fr": 15}

@@ -1,4 +1,4 @@
-"""Borda count (seed 004 "Rank Aggregation"; REFERENCE.md §8): points, ties, partial lists."""
+"""Borda count (Borda 1781; docs/definitions.md#borda): points, ties, partial lists."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import slow_aggregate as slow
 from rankeval_cli.aggregate.run import aggregate
 from rankeval_cli.cli import main
 
-# seed 004: lists A,B,C / A,C,B / B,A,C; ranks aligned 1,2,3 / 1,3,2 / 2,1,3;
+# the textbook example: lists A,B,C / A,C,B / B,A,C; ranks aligned 1,2,3 / 1,3,2 / 2,1,3;
 # N − r with N = 3: 2,1,0 / 2,0,1 / 1,2,0 → summed 5, 3, 1.
 SEED = [[("A", 1), ("B", 2), ("C", 3)], [("A", 1), ("C", 2), ("B", 3)], [("B", 1), ("A", 2), ("C", 3)]]
 

@@ -1,4 +1,4 @@
-"""The command-line contract shared by every subcommand (issue 2 §6)."""
+"""The command-line contract shared by every subcommand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The contract every subcommand keeps (issue 7), parametrized over the CLI's own command list.
+"""The contract every subcommand keeps, parametrized over the CLI's own command list.
 
 Commands are discovered with ``main.list_commands``, so a command that lands later is
 covered without editing this file. For each: ``--help`` exits 0; an empty input (no

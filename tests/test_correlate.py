@@ -1,4 +1,4 @@
-"""System-level Spearman/Pearson/Kendall and segment-level average Spearman (seed 001 Table 3)."""
+"""System-level Spearman/Pearson/Kendall and segment-level average Spearman (Duh 2008 Table 3)."""
 
 from __future__ import annotations
 

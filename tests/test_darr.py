@@ -1,4 +1,4 @@
-"""The darr reader: WMT17-21 DARR pairs as 2-item groups (REFERENCE.md §9)."""
+"""The darr reader: WMT17-21 DARR pairs as 2-item groups (docs/formats.md)."""
 
 from __future__ import annotations
 

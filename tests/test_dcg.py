@@ -1,4 +1,4 @@
-"""DCG and NDCG (seed 000 §3.3 eqs. 7-8, REFERENCE.md §5)."""
+"""DCG and NDCG (Avramidis 2013 §3.3 eqs. 7-8, docs/definitions.md#ndcg)."""
 
 import math
 from math import log2

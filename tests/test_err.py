@@ -1,4 +1,4 @@
-"""Expected Reciprocal Rank (seed 000 §3.4, Algorithm 1; REFERENCE.md §5)."""
+"""Expected Reciprocal Rank (Avramidis 2013 §3.4, Algorithm 1; docs/definitions.md#ndcg)."""
 
 import itertools
 import math

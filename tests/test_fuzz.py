@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every reader and every subcommand (issue 7).
+"""Property-based fuzzing of every reader and every subcommand.
 
 Every input ends in a correct result or in exit status 1 with exactly one line
 ``rankeval: FILE:LINE: message`` on stderr: never a traceback, never another status.

@@ -1,4 +1,4 @@
-"""``convert --scores``: filling pred from WMT segment-level metric scores (REFERENCE.md §9)."""
+"""``convert --scores``: filling pred from WMT segment-level metric scores (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ CHRF = DATA / "wmt20-chrF-excerpt.seg.score"
 
 
 @pytest.mark.parametrize("system, key", [
-    ("newstest2015.online-B.0.de-en", "online-B.0"),          # REFERENCE.md §9
+    ("newstest2015.online-B.0.de-en", "online-B.0"),          # docs/formats.md
     ("newstest2013.fr-en.KIT_primary.2658", "KIT_primary.2658"),
     ("newstest2013.fr-en.online-B", "online-B"),
     ("newstest2016.uedin-nmt.4361.cs-en", "uedin-nmt.4361"),

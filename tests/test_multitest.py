@@ -27,7 +27,7 @@ def test_by_hand():
     assert adjust(p, "none") == p
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.sampled_from(sorted(METHODS)))
 def test_equal_statsmodels(p, method):
     from statsmodels.stats.multitest import multipletests

@@ -1,4 +1,4 @@
-"""No silent loss (issue 7): round trips, one output row per input row or group, atomic -o.
+"""No silent loss: round trips, one output row per input row or group, atomic -o.
 
 * Round trips: canonical TSV and JSON lines are fixed points of ``convert`` and
   convert into each other byte for byte; JCML → TSV → JCML → TSV is a fixed point on

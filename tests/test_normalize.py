@@ -1,4 +1,4 @@
-"""Rank normalization: the four tie modes (REFERENCE.md §1) against scipy's rankdata."""
+"""Rank normalization: the four tie modes (docs/definitions.md#normalization) against scipy's rankdata."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ SCIPY_METHOD = {"minimize": "dense", "floor": "min", "ceiling": "max", "middle":
 
 
 @pytest.mark.parametrize("mode, expected", [
-    # seed 000 §3.6 on [a, b, b, c, d]; 'middle' as the definition gives it (the paper's
-    # [1, 2.5, 2.5, 3, 4] is a typo, REFERENCE.md §1).
+    # Avramidis 2013 §3.6 on [a, b, b, c, d]; 'middle' as the definition gives it (the paper's
+    # [1, 2.5, 2.5, 3, 4] is a typo, docs/definitions.md#normalization).
     ("minimize", [1, 2, 2, 3, 4]),
     ("floor", [1, 2, 2, 4, 5]),
     ("ceiling", [1, 3, 3, 4, 5]),

@@ -1,4 +1,4 @@
-"""Pair counts and tie-block statistics (REFERENCE.md §2-3) against slow obvious loops.
+"""Pair counts and tie-block statistics (docs/definitions.md#pairs and #tau) against slow obvious loops.
 
 The broadcast path (small groups) and Knight's merge-sort path (long groups) are
 each checked against a pure-Python pair loop and against each other; the null

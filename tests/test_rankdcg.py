@@ -1,4 +1,4 @@
-"""rankDCG (seed 002, REFERENCE.md §6)."""
+"""rankDCG (Katerenchuk & Rosenberg 2016, docs/definitions.md#rankdcg)."""
 
 import math
 

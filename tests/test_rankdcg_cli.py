@@ -1,4 +1,4 @@
-"""``rankeval rankdcg`` through click's CliRunner: seed 002 Table 1 as a stream of groups."""
+"""``rankeval rankdcg`` through click's CliRunner: Katerenchuk & Rosenberg 2016 Table 1 as a stream of groups."""
 
 from __future__ import annotations
 

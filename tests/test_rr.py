@@ -1,4 +1,4 @@
-"""Reciprocal rank and MRR (seed 000 §3.2, REFERENCE.md §4)."""
+"""Reciprocal rank and MRR (Avramidis 2013 §3.2, docs/definitions.md#mrr)."""
 
 import math
 from fractions import Fraction
@@ -17,7 +17,7 @@ NAN = math.nan
 def test_rr_without_ties():
     # gold best item (rank 1) is predicted third -> 1/3
     assert reciprocal_rank([1, 2, 3, 4], [3, 1, 2, 4]) == pytest.approx(1 / 3, rel=1e-15)
-    # two items share the best gold rank; the better predicted one counts (seed 000 §3.2)
+    # two items share the best gold rank; the better predicted one counts (Avramidis 2013 §3.2)
     assert reciprocal_rank([1, 1, 3], [3, 2, 1]) == 0.5
 
 

@@ -1,4 +1,4 @@
-"""BPH, average predicted (seed 000 §3.5), P@k and AP@k (seed 004)."""
+"""BPH, average predicted (Avramidis 2013 §3.5), P@k and AP@k (docs/definitions.md#precision-at-k, #map)."""
 
 import math
 
@@ -10,7 +10,7 @@ from slow_rank_measures import compare, make_batch, random_groups
 
 NAN = math.nan
 
-# seed 004 worked example: binary relevance in predicted order
+# a worked example of learning-to-rank tutorials: binary relevance in predicted order
 Q1 = [1, 0, 1, 0, 1]
 Q2 = [0, 0, 1, 1, 0]
 ORDER = [1, 2, 3, 4, 5]
@@ -23,7 +23,7 @@ def test_seed_004_worked_example():
     assert round(average_precision(Q1, ORDER, k=5, relevance="grades"), 3) == 0.756
     assert round(average_precision(Q2, ORDER, k=5, relevance="grades"), 3) == 0.417
     batch = make_batch([(Q1, ORDER), (Q2, ORDER)])
-    # MAP@5 = (34/45 + 5/12) / 2 = 0.58611; seed 004 prints 0.587, the mean of the rounded
+    # MAP@5 = (34/45 + 5/12) / 2 = 0.58611; the tutorial prints 0.587, the mean of the rounded
     # values (0.756 + 0.417) / 2 = 0.5865
     assert mean_ap([batch], k=5, relevance="grades").mean == pytest.approx((34 / 45 + 5 / 12) / 2, rel=1e-15)
     assert round((0.756 + 0.417) / 2, 3) == 0.587

@@ -1,4 +1,4 @@
-"""Kendall's tau variants, averaging, p-values and tie calibration (REFERENCE.md §3).
+"""Kendall's tau variants, averaging, p-values and tie calibration (docs/definitions.md#tau).
 
 Expected values are hand-computed in comments or come from independent code:
 scipy.stats.kendalltau, a slow pair loop per variant, brute force over epsilon.
@@ -47,7 +47,7 @@ def slow_counts(gold, pred, epsilon=None):
 
 
 def slow_parts(variant, k):
-    """(numerator, denominator) of a variant, straight from REFERENCE.md §3."""
+    """(numerator, denominator) of a variant, straight from docs/definitions.md#tau."""
     C, D, Th, Tm, Thm, n, m = (k[x] for x in ("C", "D", "T_h", "T_m", "T_hm", "n", "m"))
     N = C + D + Th + Tm + Thm
     if variant == "penalize":

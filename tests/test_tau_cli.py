@@ -15,7 +15,7 @@ from rankeval_cli.batch import Batch, offsets_from_sizes
 from rankeval_cli.cli import main
 from rankeval_cli.errors import DataError
 
-# s1: the mt-metrics-eval example as scores: C=6, D=3, T_h=1 (REFERENCE.md §3).
+# s1: the mt-metrics-eval example as scores: C=6, D=3, T_h=1 (docs/definitions.md#tau).
 # s2: item y lacks pred -> one usable item, no pair, tau undefined.
 # s3: gold [1,2] pred [1,1]: one pred tie (T_m).
 TSV = ("group\titem\tgold\tpred\n"

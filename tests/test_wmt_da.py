@@ -1,4 +1,4 @@
-"""The wmt-da reader: WMT20 DA segment scores paired as the official WMT20 DARR (REFERENCE.md §9)."""
+"""The wmt-da reader: WMT20 DA segment scores paired as the official WMT20 DARR (docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The wmt-rr reader: WMT08, WMT10-14 and WMT15-16 judgment layouts (REFERENCE.md §9).
+"""The wmt-rr reader: WMT08, WMT10-14 and WMT15-16 judgment layouts (docs/formats.md).
 
 Expected values are read off the excerpt lines by hand (tests/data/SOURCES.md names
 their source lines) or recounted from the real files with the csv module.

@@ -1,4 +1,4 @@
-"""The wmt-scores reader: metric score files as rankings of systems (REFERENCE.md §9)."""
+"""The wmt-scores reader: metric score files as rankings of systems (docs/formats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""XML safety of the JCML reader (issue 7): hostile documents are refused quickly, in
+"""XML safety of the JCML reader: hostile documents are refused quickly, in
 bounded memory, with a one-line error; nothing is read from disk or the network; and a
 very large document still streams in flat memory.
 

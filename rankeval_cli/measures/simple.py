@@ -1,4 +1,4 @@
-"""Simple measures: BPH, average predicted (Avramidis 2013 §3.5), P@k and AP@k (Borda count).
+"""Simple measures: BPH, average predicted (Avramidis 2013 §3.5), P@k and AP@k (Manning, Raghavan & Schütze 2008, §8.4).
 
 BPH (best predicted vs human): per group, the human rank (``ceiling``-normalized
 gold rank, 1 = best) of the item predicted best; reported as the share of groups
@@ -10,7 +10,7 @@ mean human rank of the tied items).
 
 P@k = (relevant items among the first k) / k; AP@k = (1/R) Σ_{i ≤ k, i relevant}
 P@i with R the number of relevant items of the group (trec_eval's ``P_k`` and
-``map_cut_k``). Seed 004 divides AP@k by the relevant items within the top k
+``map_cut_k``). Some learning-to-rank tutorials divide AP@k by the relevant items within the top k
 instead; the two agree whenever all relevant items are within the top k, as in
 its worked example. Relevant = best gold rank (or grade > 0), as for RR. A group
 without a relevant item has AP undefined (NaN). Without k, k = n (whole list).

@@ -108,7 +108,7 @@ def group_tau(variant: str, counts: PairCounts) -> np.ndarray:
 
 
 def group_p(variant: str, tau, n) -> np.ndarray:
-    """Seed 000 eqs. 3-4: p = erfc(|τ| / sqrt((4n+10)/(9n(n-1))) / √2), n = ranked items.
+    """Avramidis 2013 eqs. 3-4: p = erfc(|τ| / sqrt((4n+10)/(9n(n-1))) / √2), n = ranked items.
 
     NaN for n < 2, undefined tau, and for ``acc-eq``. scipy is imported here,
     not at module level: its import costs about 0.2 s and only per-group rows
