@@ -20,11 +20,11 @@ MAX_PARAMETERS = 8
 #: files over MAX_LINES that others are changing now (path below the repository -> reason)
 LINES_ALLOWED: dict[str, str] = {}
 
-#: files with functions over MAX_PARAMETERS that others are changing now (path -> reason)
+#: files with functions over MAX_PARAMETERS, each with the reason (a listed file within the limit again fails)
 PARAMETERS_ALLOWED = {
-    "rankeval_cli/stats/metaeval/compare.py": "being restructured",
-    "rankeval_cli/stats/metaeval/hybrids.py": "being restructured",
-    "rankeval_cli/stats/metaeval/permutation.py": "being restructured",
+    "rankeval_cli/stats/metaeval/compare.py": "the meta-evaluation statistics' settings still passed loose (to group in a dataclass)",
+    "rankeval_cli/stats/metaeval/hybrids.py": "the meta-evaluation statistics' settings still passed loose (to group in a dataclass)",
+    "rankeval_cli/stats/metaeval/permutation.py": "the meta-evaluation statistics' settings still passed loose (to group in a dataclass)",
 }
 
 
