@@ -48,26 +48,25 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
         pool.shutdown(wait=True)
 
 
-@contextlib.contextmanager
-def _quiet_manager_race():
-    """While a pool is open: the pool's manager thread failing on a future this process had
-    cancelled (to run its unit itself) when a worker dies is not printed; the run's one error
-    line says what happened. (CPython's terminate_broken sets the exception of every pending
-    work item, cancelled ones included, and raises InvalidStateError on them.)"""
+def _quiet_manager_race() -> contextlib.AbstractContextManager:
+    """From the first pool on: the pool's manager thread failing on a future this process had
+    cancelled (to run its unit itself) when the workers end is not printed; the run's own exit
+    status and line say what happened. (CPython's terminate_broken sets the exception of every
+    pending work item, cancelled ones included, and raises InvalidStateError on them; the thread
+    may do so after the pool is left, so the filter stays for the rest of the process.)"""
     import threading
     from concurrent.futures import InvalidStateError
 
     previous = threading.excepthook
+    if not getattr(previous, "rankeval_quiet_manager_race", False):
+        def hook(args):
+            if not (issubclass(args.exc_type, InvalidStateError)
+                    and type(args.thread).__name__ == "_ExecutorManagerThread"):
+                previous(args)
 
-    def hook(args):
-        if not (issubclass(args.exc_type, InvalidStateError) and type(args.thread).__name__ == "_ExecutorManagerThread"):
-            previous(args)
-
-    threading.excepthook = hook
-    try:
-        yield
-    finally:
-        threading.excepthook = previous
+        hook.rankeval_quiet_manager_race = True
+        threading.excepthook = hook
+    return contextlib.nullcontext()
 
 
 class _HeldSubmits:
