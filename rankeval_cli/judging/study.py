@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..vocabulary import DEFAULT_SEED
 from .agreement import LABEL_STATISTICS, fleiss_kappa, label_statistics, precision_recall
 from .ranking import (RANKING_STATISTICS, TDistribution, best_rank_change, decisions, kendall_tau_b, pair_signs,
                       pair_t, pairwise_accuracy, pearson, soft_pairwise_accuracy, spearman, tau_ap, top_k_overlap)
@@ -42,7 +43,7 @@ class Settings:
     top: int = 10
     level: float = 0.95
     bootstrap: int = 1000
-    seed: int = 12345
+    seed: int = DEFAULT_SEED
 
 
 @dataclass(frozen=True)

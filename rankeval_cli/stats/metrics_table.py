@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..vocabulary import DEFAULT_SEED
 from ..vocabulary import GROUPINGS, PERMUTATION_STREAMS, TASK_SET_WEIGHTS
 
 #: base name -> (level, statistic). Levels: seg (segment matrices, grouped), sys (system scores),
@@ -114,7 +115,7 @@ class Options:
     """Settings shared by every task."""
 
     permutations: int = 1000
-    seed: int = 12345
+    seed: int = DEFAULT_SEED
     epsilon: float | None = None  # fixed metric tie threshold; None = calibrated (acc-eq)
     variant: str = "b"  # tau variant of seg-kendall / sys-kendall
     threshold: float = 0.05  # p-value at which a metric starts a new cluster

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...vocabulary import DEFAULT_SEED
 from ...measures.tau import canonical_variant
 from .permutation import PERM_TESTS, as_rng, pair_test
 from .segment import seg_statistic
@@ -179,7 +180,7 @@ def compare_metrics(human, metrics: dict, statistic: str = "pearson", *, level: 
                     average_by: str = "none", variant: str | None = None, epsilon: float | None = None,
                     calibrate: bool = False, min_human_diff: float | None = None,
                     undefined_as_zero: bool = False, weighting: str = "plain", permutations: int = 1000,
-                    seed=12345, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
+                    seed=DEFAULT_SEED, perm_test: str | None = None, early_stop=None, threshold: float = 0.05,
                     spa: SpaSpec = SpaSpec()) -> Comparison:
     """Rank metrics on one task and cluster them by paired permutation tests (mt-metrics-eval CompareMetrics).
 

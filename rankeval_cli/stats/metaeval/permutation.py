@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import DEFAULT_SEED
 from ...batch import group_index, offsets_from_sizes
 from ...measures.tau import canonical_variant, ratio
 from ...vocabulary import CALIBRATED_VARIANTS
@@ -110,7 +111,7 @@ def _chunks(total: int, per_trial: int, early_stop: EarlyStop | None):
         done += step
 
 
-def paired_permutation(stat, a, b, permutations: int = 1000, seed=12345, *, early_stop: EarlyStop | None = None,
+def paired_permutation(stat, a, b, permutations: int = 1000, seed=DEFAULT_SEED, *, early_stop: EarlyStop | None = None,
                        normalize: bool = True) -> PermutationResult:
     """PERM-BOTH test of "metric a is better than metric b" on statistic ``stat`` (module docstring).
 
@@ -137,7 +138,7 @@ def paired_permutation(stat, a, b, permutations: int = 1000, seed=12345, *, earl
 
 
 def pairwise_permutation(human, a, b, offsets, variant: str = "acc-eq", epsilon_a: float = 0.0,
-                         epsilon_b: float = 0.0, permutations: int = 1000, seed=12345, *,
+                         epsilon_b: float = 0.0, permutations: int = 1000, seed=DEFAULT_SEED, *,
                          early_stop: EarlyStop | None = None, undefined_as_zero: bool = False) -> PermutationResult:
     """Pairwise-comparison permutation test of Kendall ``variant`` (module docstring).
 
@@ -310,7 +311,7 @@ def pair_test(human, a, b, stat_name, level, average_by, opts, perm_test, permut
 
 
 def permutation_test(human, metric_a, metric_b, statistic: str = "pearson", average_by: str = "none", *,
-                     permutations: int = 1000, seed=12345, perm_test: str | None = None, early_stop=None,
+                     permutations: int = 1000, seed=DEFAULT_SEED, perm_test: str | None = None, early_stop=None,
                      **options):
     """p of "metric a is better than metric b" on a segment-level statistic (see :func:`compare_metrics`).
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...vocabulary import DEFAULT_SEED
 from .spans import item_counts, positioned, prf
 
 STATISTICS = ("span-f1", "span-p", "span-r")
@@ -163,7 +164,7 @@ def rank_task(lp_data: LanguagePair, statistic: str, permutations: int, seed: in
     return Comparison(names, values, assign_ranks(p, threshold), p, draws, trials, (0.0, 1.0))
 
 
-def evaluate(pairs: list[LanguagePair], permutations: int = 1000, seed: int = 12345, *, ci: float | None = None,
+def evaluate(pairs: list[LanguagePair], permutations: int = 1000, seed: int = DEFAULT_SEED, *, ci: float | None = None,
              replicates: int = 1000, threshold: float = 0.05) -> SpanResult:
     """Every task's ranking and clusters, the average of F1 over the language pairs, and the intervals."""
     from .tasks import average_comparison, uniform_weights

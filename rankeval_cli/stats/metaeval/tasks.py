@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...vocabulary import DEFAULT_SEED
 from ...vocabulary import GROUPINGS
 from .cells import as_matrix
 from .compare import Comparison, assign_ranks, compare_metrics
@@ -145,7 +146,7 @@ PER_LP_TASKS = {
 }
 
 
-def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: int = 1000, seed=12345,
+def wmt_tasks(year: int, seg: dict, sys: dict | None = None, *, permutations: int = 1000, seed=DEFAULT_SEED,
               early_stop=None, threshold: float = 0.05) -> TaskSetResult:
     """Run a WMT22-25 metrics task set (mt-metrics-eval's WMT22 notebook, tasks.WMT23 / WMT24 / WMT25).
 
