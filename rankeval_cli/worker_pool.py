@@ -33,7 +33,8 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
     from . import process_pool
     from .outputs import _Interrupts
 
-    with _Interrupts.raising(), _quiet_manager_race():
+    _quiet_manager_race()
+    with _Interrupts.raising():
         pool = cf.ProcessPoolExecutor(jobs, mp_context=process_pool.context(), initializer=_start_worker,
                                       initargs=(os.getpid(), initializer, initargs))
         try:
@@ -48,7 +49,7 @@ def worker_pool(jobs: int, initializer, initargs: tuple):
         pool.shutdown(wait=True)
 
 
-def _quiet_manager_race() -> contextlib.AbstractContextManager:
+def _quiet_manager_race() -> None:
     """From the first pool on: the pool's manager thread failing on a future this process had
     cancelled (to run its unit itself) when the workers end is not printed; the run's own exit
     status and line say what happened. (CPython's terminate_broken sets the exception of every
@@ -66,7 +67,6 @@ def _quiet_manager_race() -> contextlib.AbstractContextManager:
 
         hook.rankeval_quiet_manager_race = True
         threading.excepthook = hook
-    return contextlib.nullcontext()
 
 
 class _HeldSubmits:
